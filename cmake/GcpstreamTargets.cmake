@@ -1,0 +1,68 @@
+# Helpers that give every gcpstream target the same flags and every test a label.
+
+set(GCPSTREAM_WARNING_FLAGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
+if(GCPSTREAM_WERROR)
+  list(APPEND GCPSTREAM_WARNING_FLAGS -Werror)
+endif()
+
+# gcpstream_add_library(NAME SOURCES ... [DEPS ...])
+# One static library per layer, named gcpstream_<layer>, aliased gcpstream::<layer>.
+function(gcpstream_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(gcpstream_${name} STATIC ${ARG_SOURCES})
+  add_library(gcpstream::${name} ALIAS gcpstream_${name})
+  target_include_directories(gcpstream_${name} PUBLIC "${PROJECT_SOURCE_DIR}/src")
+  target_compile_options(gcpstream_${name} PRIVATE ${GCPSTREAM_WARNING_FLAGS})
+  target_link_libraries(gcpstream_${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# gcpstream_add_executable(NAME SOURCES ... [DEPS ...])
+function(gcpstream_add_executable name)
+  cmake_parse_arguments(ARG "" "OUTPUT_NAME" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${GCPSTREAM_WARNING_FLAGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS})
+  if(ARG_OUTPUT_NAME)
+    set_target_properties(${name} PROPERTIES OUTPUT_NAME ${ARG_OUTPUT_NAME})
+  endif()
+endfunction()
+
+# gcpstream_add_test(NAME SOURCES ... [DEPS ...] [EMULATOR])
+# Unit tests carry the ctest label `unit`; tests that start emulators carry
+# `emulator`. A test binary named *_integration_test must pass EMULATOR so the
+# label always matches the file naming rule.
+function(gcpstream_add_test name)
+  cmake_parse_arguments(ARG "EMULATOR" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  if(NOT BUILD_TESTING)
+    return()
+  endif()
+  if(name MATCHES "_integration_test$" AND NOT ARG_EMULATOR)
+    message(FATAL_ERROR "${name}: integration tests must be declared EMULATOR")
+  endif()
+  if(NOT name MATCHES "_integration_test$" AND ARG_EMULATOR)
+    message(FATAL_ERROR "${name}: emulator tests must be named *_integration_test")
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${GCPSTREAM_WARNING_FLAGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest)
+  if(ARG_EMULATOR)
+    target_link_libraries(${name} PRIVATE gcpstream::testing_emulator_main)
+    set(label emulator)
+    set(default_timeout 300)
+  else()
+    target_link_libraries(${name} PRIVATE GTest::gmock_main)
+    set(label unit)
+    set(default_timeout 120)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT ${default_timeout})
+  endif()
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES LABELS ${label} TIMEOUT ${ARG_TIMEOUT})
+  if(ARG_EMULATOR)
+    # Emulators are memory and CPU hungry (the Pub/Sub one is a JVM); two at a
+    # time on a 2-core machine is the ceiling, so the resource lock serialises
+    # emulator binaries while unit tests still run beside them.
+    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK emulators)
+  endif()
+endfunction()

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Installs what gcpstream needs on a Debian 12 machine, idempotently:
+#   - Debian packages listed in deps/apt-packages.txt (only missing ones),
+#   - the Google Cloud emulators (checked; installed if an apt source has them),
+#   - npm packages pinned in package-lock.json (only when the lock changed),
+#   - a Python virtual environment .venv with requirements-test.txt.
+# A second run on a ready machine only checks, in a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+
+log() { echo "setup: $*" >&2; }
+
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"
+  elif command -v sudo >/dev/null; then sudo "$@"
+  else log "need root to run: $*"; exit 1
+  fi
+}
+
+apt_updated=0
+apt_install() {
+  if [[ $apt_updated -eq 0 ]]; then
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    apt_updated=1
+  fi
+  log "installing $*"
+  as_root env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+
+# --- Debian packages -------------------------------------------------------
+mapfile -t wanted < <(grep -v '^\s*#' deps/apt-packages.txt | grep -v '^\s*$')
+missing=()
+for package in "${wanted[@]}"; do
+  # A tool that is already on PATH from elsewhere (e.g. node from nodesource,
+  # a JDK from Temurin) is good enough.
+  case "$package" in
+    nodejs) command -v node >/dev/null && continue ;;
+    npm) command -v npm >/dev/null && continue ;;
+    openjdk-17-jre-headless) command -v java >/dev/null && continue ;;
+    python3-venv) python3 -c 'import venv, ensurepip' 2>/dev/null && continue ;;
+    cmake) command -v cmake >/dev/null && continue ;;
+    g++) command -v g++ >/dev/null && continue ;;
+    git) command -v git >/dev/null && continue ;;
+  esac
+  installed "$package" || missing+=("$package")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then apt_install "${missing[@]}"; fi
+
+# --- Google Cloud emulators ------------------------------------------------
+# They ship with the Google Cloud CLI's Debian packages. The harness finds the
+# SDK through the gcloud on PATH (or GCPSTREAM_GCLOUD_SDK_ROOT).
+emulator_packages=(google-cloud-cli-pubsub-emulator google-cloud-cli-spanner-emulator
+                   google-cloud-cli-bigtable-emulator)
+missing=()
+for package in "${emulator_packages[@]}"; do
+  installed "$package" || missing+=("$package")
+done
+if [[ ${#missing[@]} -gt 0 && -z "${GCPSTREAM_GCLOUD_SDK_ROOT:-}" ]]; then
+  if apt-cache show "${missing[0]}" >/dev/null 2>&1; then
+    apt_install "${missing[@]}"
+  else
+    log "missing ${missing[*]} and no apt source provides them."
+    log "Install the Google Cloud CLI with its emulator components"
+    log "(https://cloud.google.com/sdk/docs/install#deb) or set GCPSTREAM_GCLOUD_SDK_ROOT."
+    exit 1
+  fi
+fi
+
+# --- npm: googleapis protos ---------------------------------------------------
+lock_hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
+stamp=node_modules/.gcpstream-lock.sha256
+if [[ ! -f $stamp || "$(cat "$stamp")" != "$lock_hash" ]]; then
+  log "npm ci (package-lock.json changed)"
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
+  echo "$lock_hash" > "$stamp"
+fi
+
+# --- Python test tools ---------------------------------------------------------
+requirements_hash="$(sha256sum requirements-test.txt | cut -d' ' -f1)"
+stamp=.venv/.gcpstream-requirements.sha256
+if [[ ! -f $stamp || "$(cat "$stamp")" != "$requirements_hash" ]]; then
+  log "python venv .venv (requirements-test.txt changed)"
+  [[ -x .venv/bin/python ]] || python3 -m venv .venv
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check \
+    -r requirements-test.txt
+  echo "$requirements_hash" > "$stamp"
+fi
+
+log "ready ($root)"

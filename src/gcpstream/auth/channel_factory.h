@@ -1,0 +1,49 @@
+#ifndef GCPSTREAM_AUTH_CHANNEL_FACTORY_H_
+#define GCPSTREAM_AUTH_CHANNEL_FACTORY_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <grpcpp/channel.h>
+
+#include "absl/status/statusor.h"
+#include "gcpstream/auth/service_endpoint.h"
+
+namespace gcpstream::auth {
+
+struct ChannelOptions {
+  // `host:port` to use instead of the production endpoint. When set, the
+  // channel uses TLS with application-default credentials unless
+  // `plaintext` is true.
+  std::optional<std::string> endpoint;
+  // Talk plaintext without credentials (local test servers, emulators).
+  bool plaintext = false;
+};
+
+// How a channel was resolved; kept apart from the channel so callers can log
+// where they connect without ever touching credentials.
+struct ChannelTarget {
+  std::string address;
+  bool plaintext = false;
+  bool from_emulator_env = false;
+};
+
+// Decides the target for `service`: an explicit endpoint wins, then the
+// service's *_EMULATOR_HOST variable (plaintext, no credentials, as Google's
+// client libraries do), then the production endpoint with TLS.
+absl::StatusOr<ChannelTarget> ResolveTarget(Service service,
+                                            const ChannelOptions& options);
+
+// Creates a channel to `target`. Production targets use gRPC's Google
+// application-default credentials (service-account key file, gcloud user
+// credentials or the metadata server).
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
+    const ChannelTarget& target);
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
+    Service service, const ChannelOptions& options = {});
+
+}  // namespace gcpstream::auth
+
+#endif  // GCPSTREAM_AUTH_CHANNEL_FACTORY_H_

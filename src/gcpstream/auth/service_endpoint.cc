@@ -1,0 +1,37 @@
+#include "gcpstream/auth/service_endpoint.h"
+
+namespace gcpstream::auth {
+
+const ServiceEndpoint& EndpointOf(Service service) {
+  // Bigtable's admin API is served by the same emulator as its data API.
+  static constexpr ServiceEndpoint kPubSub{
+      "pubsub", "pubsub.googleapis.com:443", "PUBSUB_EMULATOR_HOST"};
+  static constexpr ServiceEndpoint kSpanner{
+      "spanner", "spanner.googleapis.com:443", "SPANNER_EMULATOR_HOST"};
+  static constexpr ServiceEndpoint kBigtable{
+      "bigtable", "bigtable.googleapis.com:443", "BIGTABLE_EMULATOR_HOST"};
+  static constexpr ServiceEndpoint kBigtableAdmin{
+      "bigtableadmin", "bigtableadmin.googleapis.com:443",
+      "BIGTABLE_EMULATOR_HOST"};
+  static constexpr ServiceEndpoint kBigQueryStorage{
+      "bigquerystorage", "bigquerystorage.googleapis.com:443", ""};
+  static constexpr ServiceEndpoint kCloudTasks{
+      "cloudtasks", "cloudtasks.googleapis.com:443", ""};
+  switch (service) {
+    case Service::kPubSub:
+      return kPubSub;
+    case Service::kSpanner:
+      return kSpanner;
+    case Service::kBigtable:
+      return kBigtable;
+    case Service::kBigtableAdmin:
+      return kBigtableAdmin;
+    case Service::kBigQueryStorage:
+      return kBigQueryStorage;
+    case Service::kCloudTasks:
+      return kCloudTasks;
+  }
+  return kPubSub;  // Unreachable: the switch covers every enumerator.
+}
+
+}  // namespace gcpstream::auth

@@ -1,0 +1,62 @@
+#include "gcpstream/emulators/emulator_kind.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace gcpstream::emulators {
+namespace {
+
+constexpr EmulatorSpec kSpecs[] = {
+    {EmulatorKind::kPubSub, "pubsub", "PUBSUB_EMULATOR_HOST",
+     "platform/pubsub-emulator/bin/cloud-pubsub-emulator",
+     "google-cloud-cli-pubsub-emulator"},
+    {EmulatorKind::kSpanner, "spanner", "SPANNER_EMULATOR_HOST",
+     "bin/cloud_spanner_emulator/emulator_main",
+     "google-cloud-cli-spanner-emulator"},
+    {EmulatorKind::kBigtable, "bigtable", "BIGTABLE_EMULATOR_HOST",
+     "platform/bigtable-emulator/cbtemulator",
+     "google-cloud-cli-bigtable-emulator"},
+};
+
+}  // namespace
+
+const EmulatorSpec& SpecOf(EmulatorKind kind) {
+  for (const EmulatorSpec& spec : kSpecs) {
+    if (spec.kind == kind) return spec;
+  }
+  return kSpecs[0];  // Unreachable: kSpecs lists every kind.
+}
+
+const std::vector<EmulatorKind>& AllEmulatorKinds() {
+  static const std::vector<EmulatorKind> kAll = {
+      EmulatorKind::kPubSub, EmulatorKind::kSpanner, EmulatorKind::kBigtable};
+  return kAll;
+}
+
+absl::StatusOr<EmulatorKind> ParseEmulatorKind(absl::string_view name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  for (const EmulatorSpec& spec : kSpecs) {
+    if (spec.name == lower) return spec.kind;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown emulator '", name, "'; accepted: pubsub, spanner, bigtable"));
+}
+
+std::vector<std::string> EmulatorCommand(EmulatorKind kind,
+                                         const std::string& sdk_root,
+                                         int port) {
+  const std::string binary = absl::StrCat(sdk_root, "/", SpecOf(kind).binary);
+  const std::string port_text = absl::StrCat(port);
+  switch (kind) {
+    case EmulatorKind::kPubSub:
+      return {binary, "--host=127.0.0.1", absl::StrCat("--port=", port_text)};
+    case EmulatorKind::kSpanner:
+      return {binary, absl::StrCat("--host_port=127.0.0.1:", port_text)};
+    case EmulatorKind::kBigtable:
+      return {binary, "-host=127.0.0.1", absl::StrCat("-port=", port_text)};
+  }
+  return {};
+}
+
+}  // namespace gcpstream::emulators

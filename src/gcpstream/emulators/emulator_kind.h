@@ -1,0 +1,38 @@
+#ifndef GCPSTREAM_EMULATORS_EMULATOR_KIND_H_
+#define GCPSTREAM_EMULATORS_EMULATOR_KIND_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace gcpstream::emulators {
+
+// The emulators shipped with the Google Cloud CLI packages.
+enum class EmulatorKind { kPubSub, kSpanner, kBigtable };
+
+// Facts about one emulator, as data: where its binary lives in the SDK, how
+// it is told its port, and which variable points clients at it.
+struct EmulatorSpec {
+  EmulatorKind kind;
+  absl::string_view name;            // "pubsub", "spanner", "bigtable"
+  absl::string_view env_variable;    // e.g. "PUBSUB_EMULATOR_HOST"
+  absl::string_view binary;          // relative to the SDK root
+  absl::string_view debian_package;  // what provides the binary
+};
+
+const EmulatorSpec& SpecOf(EmulatorKind kind);
+const std::vector<EmulatorKind>& AllEmulatorKinds();
+
+// Parses "pubsub" / "spanner" / "bigtable" (case-insensitive); the error
+// lists the accepted names.
+absl::StatusOr<EmulatorKind> ParseEmulatorKind(absl::string_view name);
+
+// The command line that starts `kind` listening on 127.0.0.1:`port`.
+std::vector<std::string> EmulatorCommand(EmulatorKind kind,
+                                         const std::string& sdk_root, int port);
+
+}  // namespace gcpstream::emulators
+
+#endif  // GCPSTREAM_EMULATORS_EMULATOR_KIND_H_

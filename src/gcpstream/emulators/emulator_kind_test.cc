@@ -1,0 +1,52 @@
+#include "gcpstream/emulators/emulator_kind.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::emulators {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(EmulatorKindTest, NamesRoundTripCaseInsensitively) {
+  for (EmulatorKind kind : AllEmulatorKinds()) {
+    auto parsed = ParseEmulatorKind(SpecOf(kind).name);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, kind);
+  }
+  auto upper = ParseEmulatorKind("PubSub");
+  ASSERT_TRUE(upper.ok());
+  EXPECT_EQ(*upper, EmulatorKind::kPubSub);
+}
+
+TEST(EmulatorKindTest, UnknownNameListsAcceptedOnes) {
+  auto parsed = ParseEmulatorKind("bigquery");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.status().message(),
+              HasSubstr("accepted: pubsub, spanner, bigtable"));
+}
+
+TEST(EmulatorKindTest, CommandsBindLoopbackOnTheGivenPort) {
+  EXPECT_THAT(EmulatorCommand(EmulatorKind::kSpanner, "/sdk", 4242),
+              ElementsAre("/sdk/bin/cloud_spanner_emulator/emulator_main",
+                          "--host_port=127.0.0.1:4242"));
+  EXPECT_THAT(
+      EmulatorCommand(EmulatorKind::kPubSub, "/sdk", 4243),
+      ElementsAre("/sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator",
+                  "--host=127.0.0.1", "--port=4243"));
+  EXPECT_THAT(EmulatorCommand(EmulatorKind::kBigtable, "/sdk", 4244),
+              ElementsAre("/sdk/platform/bigtable-emulator/cbtemulator",
+                          "-host=127.0.0.1", "-port=4244"));
+}
+
+TEST(EmulatorKindTest, EachKindHasItsStandardVariable) {
+  EXPECT_EQ(SpecOf(EmulatorKind::kPubSub).env_variable, "PUBSUB_EMULATOR_HOST");
+  EXPECT_EQ(SpecOf(EmulatorKind::kSpanner).env_variable,
+            "SPANNER_EMULATOR_HOST");
+  EXPECT_EQ(SpecOf(EmulatorKind::kBigtable).env_variable,
+            "BIGTABLE_EMULATOR_HOST");
+}
+
+}  // namespace
+}  // namespace gcpstream::emulators

@@ -1,0 +1,199 @@
+#include "gcpstream/emulators/emulator_set.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <grpcpp/create_channel.h>
+#include <grpcpp/security/credentials.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gcpstream/emulators/loopback_port.h"
+#include "gcpstream/emulators/sdk_root.h"
+
+namespace gcpstream::emulators {
+namespace {
+
+namespace fs = std::filesystem;
+
+absl::StatusOr<std::string> PrepareLogDir(const std::string& requested,
+                                          bool* created) {
+  std::string dir = requested;
+  if (dir.empty()) {
+    if (const char* env = std::getenv("GCPSTREAM_EMULATOR_LOG_DIR");
+        env != nullptr && *env != '\0') {
+      dir = env;
+    } else {
+      const char* tmp = std::getenv("TMPDIR");
+      dir = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp",
+                         "/gcpstream-emulators-", getpid());
+    }
+  }
+  std::error_code error;
+  *created = fs::create_directories(dir, error);
+  if (error) {
+    return absl::InternalError(absl::StrCat(
+        "cannot create emulator log directory '", dir, "': ", error.message()));
+  }
+  return dir;
+}
+
+// A gRPC server that completes the HTTP/2 handshake is ready to serve.
+bool AnswersGrpc(const std::string& host, absl::Duration wait) {
+  auto channel = grpc::CreateChannel(host, grpc::InsecureChannelCredentials());
+  return channel->WaitForConnected(absl::ToChronoTime(absl::Now() + wait));
+}
+
+struct Launch {
+  EmulatorKind kind = EmulatorKind::kPubSub;
+  int port = 0;
+  std::string log_path;
+  std::unique_ptr<ChildProcess> process;
+};
+
+absl::Status LaunchOne(const std::string& sdk_root, const std::string& log_dir,
+                       bool daemon, int attempt, Launch& launch) {
+  const EmulatorSpec& spec = SpecOf(launch.kind);
+  auto port = PickFreeLoopbackPort();
+  if (!port.ok()) return port.status();
+  launch.port = *port;
+  launch.log_path =
+      absl::StrCat(log_dir, "/", spec.name,
+                   attempt == 0 ? "" : absl::StrCat("-", attempt), ".log");
+  ChildProcessOptions options;
+  options.argv = EmulatorCommand(launch.kind, sdk_root, launch.port);
+  options.log_path = launch.log_path;
+  options.die_with_parent = !daemon;
+  auto process = ChildProcess::Start(options);
+  if (!process.ok()) {
+    return absl::Status(
+        process.status().code(),
+        absl::StrCat(spec.name, " emulator: ", process.status().message(),
+                     " (is the Debian package ", spec.debian_package,
+                     " installed?)"));
+  }
+  launch.process = *std::move(process);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string TailOfFile(const std::string& path, int lines) {
+  std::ifstream in(path);
+  std::deque<std::string> tail;
+  for (std::string line; std::getline(in, line);) {
+    tail.push_back(line);
+    if (static_cast<int>(tail.size()) > lines) tail.pop_front();
+  }
+  return absl::StrJoin(tail, "\n");
+}
+
+absl::StatusOr<std::unique_ptr<EmulatorSet>> EmulatorSet::Start(
+    const EmulatorSetOptions& options) {
+  auto sdk_root = FindGcloudSdkRoot();
+  if (!sdk_root.ok()) return sdk_root.status();
+  std::unique_ptr<EmulatorSet> set(new EmulatorSet());
+  auto log_dir = PrepareLogDir(options.log_dir, &set->created_log_dir_);
+  if (!log_dir.ok()) return log_dir.status();
+  set->log_dir_ = *log_dir;
+
+  // Launch everything first so the slow JVM start overlaps the others.
+  std::vector<Launch> launches;
+  for (EmulatorKind kind : options.kinds) {
+    Launch launch;
+    launch.kind = kind;
+    absl::Status started =
+        LaunchOne(*sdk_root, set->log_dir_, options.daemon, 0, launch);
+    if (!started.ok()) return started;  // `set` stops the earlier ones.
+    launches.push_back(std::move(launch));
+  }
+
+  const absl::Time deadline = absl::Now() + options.startup_timeout;
+  for (Launch& launch : launches) {
+    const EmulatorSpec& spec = SpecOf(launch.kind);
+    int attempt = 0;
+    while (true) {
+      const std::string host = absl::StrCat("127.0.0.1:", launch.port);
+      if (AnswersGrpc(host, absl::Milliseconds(250))) {
+        set->running_.push_back(RunningEmulator{
+            launch.kind, host, launch.process->pid(), launch.log_path});
+        set->processes_.push_back(std::move(launch.process));
+        break;
+      }
+      if (auto ended = launch.process->Poll(); ended.has_value()) {
+        if (++attempt >= options.port_attempts) {
+          return absl::UnavailableError(absl::StrCat(
+              spec.name, " emulator ", *ended, " before answering on ", host,
+              " (attempt ", attempt, "); log ", launch.log_path, ":\n",
+              TailOfFile(launch.log_path, 20)));
+        }
+        absl::Status relaunched = LaunchOne(*sdk_root, set->log_dir_,
+                                            options.daemon, attempt, launch);
+        if (!relaunched.ok()) return relaunched;
+        continue;
+      }
+      if (absl::Now() >= deadline) {
+        const std::string log_path = launch.log_path;
+        launch.process->Stop();
+        return absl::DeadlineExceededError(absl::StrCat(
+            spec.name, " emulator did not answer on ", host, " within ",
+            absl::FormatDuration(options.startup_timeout), "; log ", log_path,
+            ":\n", TailOfFile(log_path, 20)));
+      }
+    }
+  }
+  return set;
+}
+
+EmulatorSet::~EmulatorSet() { Stop(/*keep_logs=*/true); }
+
+std::optional<std::string> EmulatorSet::HostOf(EmulatorKind kind) const {
+  for (const RunningEmulator& emulator : running_) {
+    if (emulator.kind == kind) return emulator.host;
+  }
+  return std::nullopt;
+}
+
+void EmulatorSet::ExportEnvironment() const {
+  for (const RunningEmulator& emulator : running_) {
+    const std::string name(SpecOf(emulator.kind).env_variable);
+    setenv(name.c_str(), emulator.host.c_str(), 1);
+  }
+}
+
+std::string EmulatorSet::ShellExports() const {
+  std::string out;
+  for (const RunningEmulator& emulator : running_) {
+    absl::StrAppend(&out, "export ", SpecOf(emulator.kind).env_variable, "=",
+                    emulator.host, "\n");
+  }
+  return out;
+}
+
+void EmulatorSet::Stop(bool keep_logs) {
+  for (auto& process : processes_) {
+    process->Stop();
+  }
+  processes_.clear();
+  if (!keep_logs) {
+    std::error_code ignored;
+    for (const RunningEmulator& emulator : running_) {
+      fs::remove(emulator.log_path, ignored);
+    }
+    if (created_log_dir_) fs::remove(log_dir_, ignored);  // Only if empty.
+  }
+  running_.clear();
+}
+
+void EmulatorSet::Detach() {
+  for (auto& process : processes_) process->Detach();
+  processes_.clear();
+}
+
+}  // namespace gcpstream::emulators
