@@ -29,13 +29,14 @@ std::string Describe(int wait_status) {
 // Runs in the forked child: only async-signal-safe calls until execv.
 [[noreturn]] void ExecChild(char* const* argv, int log_fd, bool die_with_parent,
                             pid_t parent) {
-  setpgid(0, 0);
   if (die_with_parent) {
+    setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     // The parent may have died between fork and prctl.
     if (getppid() != parent) _exit(127);
   } else {
-    // A daemon must not be hung up with the terminal that started it.
+    // A daemon gets a session of its own (and with it a process group), so
+    // closing the terminal that started it does not hang it up.
     setsid();
   }
   // Restore default dispositions the parent may have changed.
@@ -106,8 +107,9 @@ absl::StatusOr<std::unique_ptr<ChildProcess>> ChildProcess::Start(
   }
   close(log_fd);
   // Also set the group from the parent, so Stop() works even if it runs
-  // before the child reached its own setpgid.
-  setpgid(pid, pid);
+  // before the child reached its own setpgid. Not for a daemon: a group
+  // leader cannot call setsid().
+  if (options.die_with_parent) setpgid(pid, pid);
   auto child = std::unique_ptr<ChildProcess>(new ChildProcess(pid));
   if (options.die_with_parent) {
     InstallEmergencyStopHandlers();
