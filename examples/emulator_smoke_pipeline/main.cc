@@ -138,8 +138,9 @@ absl::StatusOr<int64_t> CountBigtableRows(Stores& stores) {
       if (chunk.commit_row()) ++rows;
     }
   }
-  if (auto s = FromGrpc(reader->Finish(), "bigtable read rows"); !s.ok())
+  if (auto s = FromGrpc(reader->Finish(), "bigtable read rows"); !s.ok()) {
     return s;
+  }
   return rows;
 }
 
@@ -223,8 +224,9 @@ absl::Status Run(int orders) {
       return s;
     }
     if (pulled.received_messages().empty()) continue;
-    if (auto s = WriteBatch(stores, pulled.received_messages()); !s.ok())
+    if (auto s = WriteBatch(stores, pulled.received_messages()); !s.ok()) {
       return s;
+    }
     google::pubsub::v1::AcknowledgeRequest ack;
     ack.set_subscription(subscription);
     for (const auto& received : pulled.received_messages()) {
