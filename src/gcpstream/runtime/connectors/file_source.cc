@@ -1,0 +1,44 @@
+#include "gcpstream/runtime/connectors/file_source.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "gcpstream/runtime/connectors/line_source_reader.h"
+
+namespace gcpstream::runtime {
+
+absl::StatusOr<std::unique_ptr<FileSource>> FileSource::Create(
+    std::string name, FileSourceOptions options) {
+  absl::Status valid = CheckFileSourceOptions(options, name);
+  if (!valid.ok()) return valid;
+  return std::make_unique<FileSource>(Token(), std::move(name),
+                                      std::move(options));
+}
+
+absl::StatusOr<std::vector<Split>> FileSource::PlanSplits(int parallelism) {
+  if (parallelism < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("file source '", name_, "': parallelism must be >= 1"));
+  }
+  return PlanFileSplits(options_, name_);
+}
+
+absl::StatusOr<std::unique_ptr<SourceReader<std::string>>>
+FileSource::CreateReader(const SourceReaderContext& /*context*/,
+                         std::vector<Split> splits) {
+  std::vector<FileSplit> parsed;
+  parsed.reserve(splits.size());
+  for (const Split& split : splits) {
+    absl::StatusOr<FileSplit> one = ParseFileSplit(split, name_);
+    if (!one.ok()) return one.status();
+    parsed.push_back(*std::move(one));
+  }
+  return std::make_unique<LineSourceReader<std::string>>(
+      name_, std::move(parsed), options_.max_lines_per_poll,
+      [](std::string& line) -> absl::StatusOr<std::optional<std::string>> {
+        return std::optional<std::string>(std::move(line));
+      });
+}
+
+}  // namespace gcpstream::runtime

@@ -1,0 +1,77 @@
+#include "gcpstream/runtime/connectors/json_lines_source.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "gcpstream/runtime/connectors/line_source_reader.h"
+
+namespace gcpstream::runtime {
+namespace {
+
+constexpr absl::string_view kSkippedMetric = "records_skipped_malformed";
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<JsonLinesSource>> JsonLinesSource::Create(
+    std::string name, JsonLinesSourceOptions options) {
+  absl::Status valid = CheckFileSourceOptions(options.files, name);
+  if (!valid.ok()) return valid;
+  return std::make_unique<JsonLinesSource>(Token(), std::move(name),
+                                           std::move(options));
+}
+
+absl::StatusOr<std::vector<Split>> JsonLinesSource::PlanSplits(
+    int parallelism) {
+  if (parallelism < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "json lines source '", name_, "': parallelism must be >= 1"));
+  }
+  return PlanFileSplits(options_.files, name_);
+}
+
+absl::StatusOr<std::unique_ptr<SourceReader<nlohmann::json>>>
+JsonLinesSource::CreateReader(const SourceReaderContext& context,
+                              std::vector<Split> splits) {
+  std::vector<FileSplit> parsed;
+  parsed.reserve(splits.size());
+  for (const Split& split : splits) {
+    absl::StatusOr<FileSplit> one = ParseFileSplit(split, name_);
+    if (!one.ok()) return one.status();
+    parsed.push_back(*std::move(one));
+  }
+  std::shared_ptr<Counter> registry_skipped;
+  if (context.metrics != nullptr) {
+    absl::StatusOr<std::shared_ptr<Counter>> counter =
+        context.metrics->GetCounter(
+            kSkippedMetric, "Input lines skipped because they are not JSON.",
+            MetricLabels{context.pipeline, name_, context.subtask_index,
+                         std::nullopt});
+    if (!counter.ok()) return counter.status();
+    registry_skipped = *std::move(counter);
+  }
+  const bool skip =
+      options_.malformed_line_policy == MalformedLinePolicy::kSkip;
+  auto parse = [skip, total = skipped_,
+                registry_skipped](const std::string& line)
+      -> absl::StatusOr<std::optional<nlohmann::json>> {
+    if (absl::StripAsciiWhitespace(line).empty()) return std::nullopt;
+    // The non-throwing overload: invalid JSON, invalid UTF-8 included,
+    // yields a discarded value instead of an exception.
+    nlohmann::json value = nlohmann::json::parse(line, nullptr, false);
+    if (!value.is_discarded()) return std::optional(std::move(value));
+    if (!skip) {
+      return absl::InvalidArgumentError(
+          "malformed JSON (malformed-line-policy: fail)");
+    }
+    total->Increment();
+    if (registry_skipped != nullptr) registry_skipped->Increment();
+    return std::nullopt;
+  };
+  return std::make_unique<LineSourceReader<nlohmann::json>>(
+      name_, std::move(parsed), options_.files.max_lines_per_poll,
+      std::move(parse));
+}
+
+}  // namespace gcpstream::runtime

@@ -1,0 +1,147 @@
+#include "gcpstream/runtime/connectors/json_lines_source.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gcpstream/base/metrics.h"
+#include "gcpstream/runtime/connectors/collecting_output.h"
+#include "gcpstream/runtime/connectors/testing_files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::runtime {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+using Json = nlohmann::json;
+
+std::unique_ptr<JsonLinesSource> MakeSource(const std::string& path,
+                                            MalformedLinePolicy policy) {
+  JsonLinesSourceOptions options;
+  options.files.paths = {path};
+  options.malformed_line_policy = policy;
+  auto source = JsonLinesSource::Create("events", std::move(options));
+  EXPECT_TRUE(source.ok()) << source.status();
+  return source.ok() ? *std::move(source) : nullptr;
+}
+
+absl::StatusOr<PollResult> ReadAll(JsonLinesSource& source,
+                                   const SourceReaderContext& context,
+                                   CollectingOutput<Json>& output,
+                                   std::vector<Split>* splits_out = nullptr) {
+  auto reader = source.CreateReader(context, source.PlanSplits(1).value());
+  if (!reader.ok()) return reader.status();
+  absl::StatusOr<PollResult> result;
+  for (int i = 0; i < 100; ++i) {
+    result = (*reader)->PollNext(output);
+    if (!result.ok() || result->status == InputStatus::kEndOfInput) break;
+  }
+  if (splits_out != nullptr) *splits_out = (*reader)->SnapshotState(1).value();
+  return result;
+}
+
+TEST(JsonLinesSourceTest, PolicySpellings) {
+  EXPECT_TRUE(kMalformedLinePolicyOption.CheckSpellings().ok());
+  EXPECT_EQ(kMalformedLinePolicyOption.Parse("SKIP").value(),
+            MalformedLinePolicy::kSkip);
+  absl::StatusOr<MalformedLinePolicy> bad =
+      kMalformedLinePolicyOption.Parse("ignore");
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("malformed-line-policy"));
+}
+
+TEST(JsonLinesSourceTest, EmitsOneValuePerLineAndPassesOverBlankLines) {
+  const std::string path = FreshTestDirectory() + "/in.jsonl";
+  WriteTestFile(path, "{\"a\":1}\n  \n[1,2]\r\n\"text\"\n42\n\n");
+  auto source = MakeSource(path, MalformedLinePolicy::kFail);
+  ASSERT_NE(source, nullptr);
+  CollectingOutput<Json> output;
+  auto result = ReadAll(*source, SourceReaderContext{}, output);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->status, InputStatus::kEndOfInput);
+  EXPECT_THAT(output.values, ElementsAre(Json{{"a", 1}}, Json::array({1, 2}),
+                                         Json("text"), Json(42)));
+  EXPECT_EQ(source->records_skipped_malformed(), 0u);
+}
+
+TEST(JsonLinesSourceTest, FailPolicyNamesFileAndLineNumber) {
+  const std::string path = FreshTestDirectory() + "/in.jsonl";
+  WriteTestFile(path, "{\"a\":1}\n{\"a\":2}\n{\"a\":\n{\"a\":4}\n");
+  auto source = MakeSource(path, MalformedLinePolicy::kFail);
+  ASSERT_NE(source, nullptr);
+  CollectingOutput<Json> output;
+  auto result = ReadAll(*source, SourceReaderContext{}, output);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr(path));
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr("line 3"));
+  EXPECT_EQ(output.values.size(), 2u);
+}
+
+TEST(JsonLinesSourceTest, LineNumberIsRightAfterARestore) {
+  const std::string path = FreshTestDirectory() + "/in.jsonl";
+  WriteTestFile(path, "1\n2\n3\nnot json\n");
+  auto source = MakeSource(path, MalformedLinePolicy::kFail);
+  ASSERT_NE(source, nullptr);
+  auto reader = source->CreateReader(SourceReaderContext{}, {Split{path, "4"}});
+  ASSERT_TRUE(reader.ok());
+  CollectingOutput<Json> output;
+  auto result = (*reader)->PollNext(output);
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr("line 4"));
+  EXPECT_THAT(output.values, ElementsAre(Json(3)));
+}
+
+TEST(JsonLinesSourceTest, InvalidUtf8IsMalformedNotACrash) {
+  const std::string path = FreshTestDirectory() + "/in.jsonl";
+  WriteTestFile(path, "\"ok\"\n\"\xff\xfe\"\n");
+  auto source = MakeSource(path, MalformedLinePolicy::kFail);
+  ASSERT_NE(source, nullptr);
+  CollectingOutput<Json> output;
+  auto result = ReadAll(*source, SourceReaderContext{}, output);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(result.status().message()), HasSubstr("line 2"));
+}
+
+TEST(JsonLinesSourceTest, SkipPolicyCountsAndMovesPastMalformedLines) {
+  const std::string path = FreshTestDirectory() + "/in.jsonl";
+  WriteTestFile(path, "1\n{oops\n2\n]\n3");
+  auto source = MakeSource(path, MalformedLinePolicy::kSkip);
+  ASSERT_NE(source, nullptr);
+  MetricsRegistry metrics;
+  SourceReaderContext context;
+  context.pipeline = "p";
+  context.subtask_index = 2;
+  context.metrics = &metrics;
+  CollectingOutput<Json> output;
+  std::vector<Split> splits;
+  auto result = ReadAll(*source, context, output, &splits);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->status, InputStatus::kEndOfInput);
+  EXPECT_THAT(output.values, ElementsAre(Json(1), Json(2), Json(3)));
+  EXPECT_EQ(source->records_skipped_malformed(), 2u);
+  auto counter =
+      metrics.GetCounter("records_skipped_malformed",
+                         "Input lines skipped because they are not JSON.",
+                         MetricLabels{"p", "events", 2, std::nullopt});
+  ASSERT_TRUE(counter.ok());
+  EXPECT_EQ((*counter)->Value(), 2u);
+  ASSERT_EQ(splits.size(), 1u);
+  EXPECT_EQ(splits[0].state, "13");  // The whole file.
+}
+
+TEST(JsonLinesSourceTest, SkipPolicyWithoutMetricsStillCounts) {
+  const std::string path = FreshTestDirectory() + "/in.jsonl";
+  WriteTestFile(path, "x\ny\n");
+  auto source = MakeSource(path, MalformedLinePolicy::kSkip);
+  ASSERT_NE(source, nullptr);
+  CollectingOutput<Json> output;
+  ASSERT_TRUE(ReadAll(*source, SourceReaderContext{}, output).ok());
+  EXPECT_TRUE(output.values.empty());
+  EXPECT_EQ(source->records_skipped_malformed(), 2u);
+}
+
+}  // namespace
+}  // namespace gcpstream::runtime

@@ -1,0 +1,70 @@
+#ifndef GCPSTREAM_RUNTIME_CONNECTORS_LINE_READER_H_
+#define GCPSTREAM_RUNTIME_CONNECTORS_LINE_READER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace gcpstream::runtime {
+
+// Reads a file line by line and knows the byte offset of the next unread
+// line, which is what a file source checkpoints.
+//
+// A line ends at '\n'; a '\r' right before it belongs to the terminator, so
+// files written on Windows read the same. A last line without '\n' is a line
+// too. The file is read through its own buffer with pread(), so offsets are
+// exact whatever the line lengths.
+class LineReader {
+ public:
+  // Opens `path` to read from `offset`, which must be 0 or just after a
+  // '\n': anything else means the file changed since the offset was taken,
+  // and resuming there would emit a partial line. Errors name the path.
+  static absl::StatusOr<LineReader> Open(std::string path, int64_t offset);
+
+  LineReader(LineReader&& other) noexcept;
+  LineReader& operator=(LineReader&& other) noexcept;
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  ~LineReader();
+
+  // The next line, without its terminator, into `line`; false at end of
+  // file (and then `line` is untouched).
+  absl::StatusOr<bool> Next(std::string& line);
+
+  // Offset of the next unread line.
+  int64_t offset() const { return offset_; }
+  // Offset of the line Next() returned last.
+  int64_t line_start() const { return line_start_; }
+
+  // The 1-based number of the line that starts at `offset`. Counts from the
+  // start of the file, so only for error messages: a reader restored at an
+  // offset does not know how many lines precede it.
+  absl::StatusOr<int64_t> LineNumberAt(int64_t offset) const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  LineReader(std::string path, int fd, int64_t offset)
+      : path_(std::move(path)),
+        fd_(fd),
+        offset_(offset),
+        line_start_(offset),
+        buffer_offset_(offset) {}
+
+  // Appends up to one chunk to the buffer; false at end of file.
+  absl::StatusOr<bool> Fill();
+
+  std::string path_;
+  int fd_ = -1;
+  int64_t offset_ = 0;
+  int64_t line_start_ = 0;
+  // buffer_[0] is the byte at buffer_offset_; bytes before pos_ are consumed.
+  std::string buffer_;
+  size_t pos_ = 0;
+  int64_t buffer_offset_ = 0;
+};
+
+}  // namespace gcpstream::runtime
+
+#endif  // GCPSTREAM_RUNTIME_CONNECTORS_LINE_READER_H_

@@ -1,0 +1,108 @@
+#include "gcpstream/runtime/connectors/line_reader.h"
+
+#include <string>
+#include <vector>
+
+#include "gcpstream/runtime/connectors/testing_files.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::runtime {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+struct Read {
+  std::vector<std::string> lines;
+  std::vector<int64_t> offsets;  // After each line.
+};
+
+Read ReadAll(const std::string& path, int64_t offset = 0) {
+  Read read;
+  absl::StatusOr<LineReader> reader = LineReader::Open(path, offset);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  if (!reader.ok()) return read;
+  std::string line;
+  while (true) {
+    absl::StatusOr<bool> more = reader->Next(line);
+    EXPECT_TRUE(more.ok()) << more.status();
+    if (!more.ok() || !*more) break;
+    read.lines.push_back(line);
+    read.offsets.push_back(reader->offset());
+  }
+  return read;
+}
+
+TEST(LineReaderTest, LinesAndOffsets) {
+  const std::string path = FreshTestDirectory() + "/a.txt";
+  WriteTestFile(path, "one\n\nthree\r\nlast");
+  const Read read = ReadAll(path);
+  EXPECT_THAT(read.lines, ElementsAre("one", "", "three", "last"));
+  EXPECT_THAT(read.offsets, ElementsAre(4, 5, 12, 16));
+}
+
+TEST(LineReaderTest, TrailingNewlineMakesNoEmptyLastLine) {
+  const std::string path = FreshTestDirectory() + "/a.txt";
+  WriteTestFile(path, "a\nb\n");
+  EXPECT_THAT(ReadAll(path).lines, ElementsAre("a", "b"));
+  WriteTestFile(path, "");
+  EXPECT_TRUE(ReadAll(path).lines.empty());
+}
+
+TEST(LineReaderTest, ResumesAtAnOffset) {
+  const std::string path = FreshTestDirectory() + "/a.txt";
+  WriteTestFile(path, "one\ntwo\nthree\n");
+  EXPECT_THAT(ReadAll(path, 4).lines, ElementsAre("two", "three"));
+  EXPECT_TRUE(ReadAll(path, 14).lines.empty());
+}
+
+TEST(LineReaderTest, LinesLongerThanTheBufferAndSplitTerminators) {
+  const std::string path = FreshTestDirectory() + "/long.txt";
+  // Lines around the 64 KiB chunk size, so "\r\n" and line ends fall on
+  // chunk boundaries.
+  std::vector<std::string> expected;
+  std::string text;
+  for (size_t length : {65535u, 65534u, 1u, 200000u, 0u, 65536u}) {
+    expected.emplace_back(length, 'x');
+    text += expected.back() + "\r\n";
+  }
+  WriteTestFile(path, text);
+  const Read read = ReadAll(path);
+  EXPECT_EQ(read.lines, expected);
+  ASSERT_FALSE(read.offsets.empty());
+  EXPECT_EQ(read.offsets.back(), static_cast<int64_t>(text.size()));
+}
+
+TEST(LineReaderTest, RefusesAnOffsetThatIsNotALineStart) {
+  const std::string path = FreshTestDirectory() + "/a.txt";
+  WriteTestFile(path, "one\ntwo\n");
+  absl::StatusOr<LineReader> mid = LineReader::Open(path, 2);
+  EXPECT_EQ(mid.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(mid.status().message()), HasSubstr(path));
+  absl::StatusOr<LineReader> past = LineReader::Open(path, 9);
+  EXPECT_EQ(past.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(LineReaderTest, MissingFileIsNotFoundNamingThePath) {
+  const std::string path = FreshTestDirectory() + "/missing.txt";
+  absl::StatusOr<LineReader> reader = LineReader::Open(path, 0);
+  EXPECT_EQ(reader.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(reader.status().message()), HasSubstr(path));
+}
+
+TEST(LineReaderTest, LineNumberAtCountsFromTheFileStart) {
+  const std::string path = FreshTestDirectory() + "/a.txt";
+  WriteTestFile(path, "a\nb\nc\nd\n");
+  absl::StatusOr<LineReader> reader = LineReader::Open(path, 4);
+  ASSERT_TRUE(reader.ok());
+  std::string line;
+  ASSERT_TRUE(reader->Next(line).value());
+  EXPECT_EQ(line, "c");
+  EXPECT_EQ(reader->line_start(), 4);
+  EXPECT_EQ(reader->LineNumberAt(reader->line_start()).value(), 3);
+  EXPECT_EQ(reader->LineNumberAt(0).value(), 1);
+}
+
+}  // namespace
+}  // namespace gcpstream::runtime

@@ -1,0 +1,111 @@
+#ifndef GCPSTREAM_RUNTIME_CONNECTORS_LINE_SOURCE_READER_H_
+#define GCPSTREAM_RUNTIME_CONNECTORS_LINE_SOURCE_READER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "gcpstream/runtime/connectors/file_splits.h"
+#include "gcpstream/runtime/connectors/line_reader.h"
+#include "gcpstream/runtime/source.h"
+
+namespace gcpstream::runtime {
+
+// Reads the files of its splits one after the other, in assignment order,
+// turning each line into a record. Each split's state is the offset of its
+// next unread line, advanced only once the line's record was emitted (or the
+// line skipped), so a restore resumes exactly at the next line. Files are
+// opened one at a time, when reached.
+template <typename T>
+class LineSourceReader final : public SourceReader<T> {
+ public:
+  // Turns one line (without terminator) into a record, and may move from
+  // it; nullopt skips the line. An error fails the job; the reader adds the
+  // file and line number.
+  using ParseLine =
+      std::function<absl::StatusOr<std::optional<T>>(std::string&)>;
+
+  LineSourceReader(std::string source_name, std::vector<FileSplit> splits,
+                   int max_lines_per_poll, ParseLine parse)
+      : source_name_(std::move(source_name)),
+        splits_(std::move(splits)),
+        max_lines_per_poll_(max_lines_per_poll),
+        parse_(std::move(parse)) {}
+
+  absl::StatusOr<PollResult> PollNext(ReaderOutput<T>& output) override {
+    std::string line;
+    for (int lines = 0;
+         current_ < splits_.size() && lines < max_lines_per_poll_;) {
+      FileSplit& split = splits_[current_];
+      if (!file_.has_value()) {
+        absl::StatusOr<LineReader> opened =
+            LineReader::Open(split.path, split.offset);
+        if (!opened.ok()) return Annotate(opened.status());
+        file_.emplace(*std::move(opened));
+      }
+      absl::StatusOr<bool> more = file_->Next(line);
+      if (!more.ok()) return Annotate(more.status());
+      if (!*more) {
+        file_.reset();
+        ++current_;
+        continue;
+      }
+      ++lines;
+      absl::StatusOr<std::optional<T>> record = parse_(line);
+      if (!record.ok()) return AnnotateLine(record.status());
+      split.offset = file_->offset();
+      if (record->has_value()) output.Collect(**std::move(record));
+    }
+    if (current_ == splits_.size()) {
+      return PollResult{InputStatus::kEndOfInput};
+    }
+    return PollResult{InputStatus::kMoreAvailable};
+  }
+
+  absl::StatusOr<std::vector<Split>> SnapshotState(
+      int64_t /*checkpoint_id*/) override {
+    std::vector<Split> out;
+    out.reserve(splits_.size());
+    for (const FileSplit& split : splits_) out.push_back(split.ToSplit());
+    return out;
+  }
+
+  void Close() override { file_.reset(); }
+
+ private:
+  absl::Status Annotate(const absl::Status& status) const {
+    return absl::Status(
+        status.code(),
+        absl::StrCat("file source '", source_name_, "': ", status.message()));
+  }
+
+  // Names the file and line of the record that failed to parse.
+  absl::Status AnnotateLine(const absl::Status& status) const {
+    const absl::StatusOr<int64_t> number =
+        file_->LineNumberAt(file_->line_start());
+    const std::string where =
+        number.ok() ? absl::StrCat("line ", *number)
+                    : absl::StrCat("byte offset ", file_->line_start());
+    return absl::Status(
+        status.code(),
+        absl::StrCat("file source '", source_name_, "': '", file_->path(), "' ",
+                     where, ": ", status.message()));
+  }
+
+  const std::string source_name_;
+  std::vector<FileSplit> splits_;
+  const int max_lines_per_poll_;
+  const ParseLine parse_;
+  size_t current_ = 0;
+  std::optional<LineReader> file_;
+};
+
+}  // namespace gcpstream::runtime
+
+#endif  // GCPSTREAM_RUNTIME_CONNECTORS_LINE_SOURCE_READER_H_

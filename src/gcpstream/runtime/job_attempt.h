@@ -1,0 +1,112 @@
+#ifndef GCPSTREAM_RUNTIME_JOB_ATTEMPT_H_
+#define GCPSTREAM_RUNTIME_JOB_ATTEMPT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "gcpstream/base/metrics.h"
+#include "gcpstream/runtime/build_context.h"
+#include "gcpstream/runtime/checkpoint_storage.h"
+#include "gcpstream/runtime/pipeline_graph.h"
+#include "gcpstream/runtime/pipeline_options.h"
+#include "gcpstream/runtime/task.h"
+
+namespace gcpstream::runtime {
+
+// Counts over a whole run, restarts included.
+struct JobSummary {
+  int64_t checkpoints_completed = 0;
+  int64_t last_checkpoint_id = 0;
+  int64_t last_checkpoint_bytes = 0;
+  absl::Duration last_checkpoint_duration = absl::ZeroDuration();
+  int restarts = 0;
+  // The checkpoint the last attempt resumed from (0: none).
+  int64_t restored_checkpoint_id = 0;
+};
+
+// One run of every task of a pipeline, from a restored state until the
+// input ends (after a final checkpoint) or something fails. It is also the
+// checkpoint coordinator: it triggers checkpoints at the sources, collects
+// every task's acknowledgement, makes the checkpoint durable, runs the
+// committers, and notifies the sources.
+class JobAttempt final : public JobEvents {
+ public:
+  JobAttempt(const PipelineGraph& graph, const PipelineOptions& options,
+             CheckpointStorage* storage, MetricsRegistry* metrics,
+             const RestoredState& restored, JobSummary* summary);
+  ~JobAttempt() override;
+
+  // Runs until done; OK only after the final checkpoint of a bounded job
+  // completed (or Stop() was called).
+  absl::Status Run();
+
+  // Thread-safe: ends the run at the next chance (unbounded jobs).
+  void Stop();
+
+  void AcknowledgeCheckpoint(int64_t checkpoint_id,
+                             TaskSnapshot snapshot) override;
+  void SourceFinished() override;
+  void TaskFailed(const std::string& task, const absl::Status& status) override;
+
+ private:
+  struct Ack {
+    int64_t checkpoint_id;
+    TaskSnapshot snapshot;
+  };
+  struct Finished {};
+  struct Failed {
+    std::string task;
+    absl::Status status;
+  };
+  struct StopRequest {};
+  using Event = std::variant<Ack, Finished, Failed, StopRequest>;
+
+  struct Pending {
+    int64_t id = 0;
+    bool final = false;
+    absl::Time started;
+    std::vector<TaskSnapshot> snapshots;
+  };
+
+  void Post(Event event);
+  absl::Status BuildTasks();
+  void StartThreads();
+  void Shutdown();
+  void Trigger(bool final);
+  absl::Status Complete(Pending& pending);
+  int SourceTaskCount() const;
+
+  const PipelineGraph& graph_;
+  const PipelineOptions& options_;
+  CheckpointStorage* storage_;
+  MetricsRegistry* metrics_;
+  const RestoredState& restored_;
+  JobSummary* summary_;
+
+  std::atomic<bool> cancelled_{false};
+  AttemptResources resources_;
+  std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<std::thread> threads_;
+  std::vector<std::unique_ptr<Committer>> committers_;  // By graph sink.
+
+  absl::Mutex mu_;
+  std::deque<Event> events_ ABSL_GUARDED_BY(mu_);
+
+  int64_t next_checkpoint_id_;
+  std::optional<Pending> pending_;
+  int sources_finished_ = 0;
+  bool final_triggered_ = false;
+};
+
+}  // namespace gcpstream::runtime
+
+#endif  // GCPSTREAM_RUNTIME_JOB_ATTEMPT_H_
