@@ -27,12 +27,13 @@ function(gcpstream_add_executable name)
   endif()
 endfunction()
 
-# gcpstream_add_test(NAME SOURCES ... [DEPS ...] [EMULATOR])
+# gcpstream_add_test(NAME SOURCES ... [DEPS ...] [EMULATOR | CRASH])
 # Unit tests carry the ctest label `unit`; tests that start emulators carry
-# `emulator`. A test binary named *_integration_test must pass EMULATOR so the
-# label always matches the file naming rule.
+# `emulator`; tests that kill and restart processes carry `crash`. A test
+# binary named *_integration_test must pass EMULATOR and one named
+# *_crash_test must pass CRASH, so the label always matches the file name.
 function(gcpstream_add_test name)
-  cmake_parse_arguments(ARG "EMULATOR" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "EMULATOR;CRASH" "TIMEOUT" "SOURCES;DEPS" ${ARGN})
   if(NOT BUILD_TESTING)
     return()
   endif()
@@ -42,6 +43,9 @@ function(gcpstream_add_test name)
   if(NOT name MATCHES "_integration_test$" AND ARG_EMULATOR)
     message(FATAL_ERROR "${name}: emulator tests must be named *_integration_test")
   endif()
+  if((name MATCHES "_crash_test$") AND NOT ARG_CRASH)
+    message(FATAL_ERROR "${name}: crash tests must be declared CRASH")
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_compile_options(${name} PRIVATE ${GCPSTREAM_WARNING_FLAGS})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest)
@@ -49,6 +53,10 @@ function(gcpstream_add_test name)
     target_link_libraries(${name} PRIVATE gcpstream::testing_emulator_main)
     set(label emulator)
     set(default_timeout 300)
+  elseif(ARG_CRASH)
+    target_link_libraries(${name} PRIVATE GTest::gmock_main)
+    set(label crash)
+    set(default_timeout 600)
   else()
     target_link_libraries(${name} PRIVATE GTest::gmock_main)
     set(label unit)
