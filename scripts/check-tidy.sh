@@ -1,25 +1,23 @@
 #!/usr/bin/env bash
 # Runs clang-tidy (checks in .clang-tidy) over gcpstream's own .cc files.
-# Usage: scripts/check-tidy.sh [build dir]   (needs compile_commands.json)
+# Usage: scripts/check-tidy.sh [build dir]   (needs a completed build)
 #
-# A file that passed is remembered under <build>/tidy-cache by a hash of its
-# text, every header of ours, .clang-tidy and its compile command, so an
-# unchanged tree is checked in seconds.
+# A file that passed is remembered under <build>/tidy-cache by a hash of
+# .clang-tidy, its compile command and every project file it includes (read
+# from ninja's dependency log), so only what a change can affect is
+# checked again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${1:-build}"
 clang_tidy="$(command -v clang-tidy || command -v clang-tidy-14)"
 cache="$build_dir/tidy-cache"
 mkdir -p "$cache"
-mapfile -t files < <(git ls-files --cached --others --exclude-standard \
-  -- 'src/*.cc' 'examples/*.cc' 'bench/*.cc')
-headers_hash="$( (cat .clang-tidy; git ls-files --cached --others --exclude-standard \
-  -- 'src/*.h' 'examples/*.h' 'bench/*.h' | sort | xargs cat) | sha256sum | cut -c1-64)"
+mapfile -t keyed < <(git ls-files --cached --others --exclude-standard \
+  -- 'src/*.cc' 'examples/*.cc' 'bench/*.cc' | scripts/tidy_cache_keys.py "$build_dir")
 todo=()
-for file in "${files[@]}"; do
-  key="$( (echo "$headers_hash"; cat "$file"; grep -F "\"$PWD/$file\"" \
-    "$build_dir/compile_commands.json" || true) | sha256sum | cut -c1-64)"
-  [[ -f "$cache/$key" ]] || todo+=("$file:$key")
+for entry in "${keyed[@]}"; do
+  key="${entry##* }"
+  [[ -f "$cache/$key" ]] || todo+=("${entry% *}:$key")
 done
 export clang_tidy build_dir cache
 check_one() {
@@ -35,4 +33,4 @@ if [[ ${#todo[@]} -gt 0 ]]; then
   # Two at a time: the machines this runs on have two cores.
   printf '%s\n' "${todo[@]}" | xargs -P 2 -I{} bash -c 'check_one "$1"' _ {}
 fi
-echo "clang-tidy: ${#files[@]} files clean (${#todo[@]} checked, the rest cached)"
+echo "clang-tidy: ${#keyed[@]} files clean (${#todo[@]} checked, the rest cached)"

@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "gcpstream/base/destination.h"
+#include "gcpstream/base/destination_metrics.h"
 
 namespace gcpstream {
 
@@ -58,8 +59,12 @@ class DestinationStates {
     bool must_wait = false;
   };
 
-  DestinationStates(DestinationStatesOptions options, Factory factory)
-      : options_(options), factory_(std::move(factory)) {}
+  // `metrics` may be null; when set, it mirrors stats() and size().
+  DestinationStates(DestinationStatesOptions options, Factory factory,
+                    std::shared_ptr<DestinationMetrics> metrics = nullptr)
+      : options_(options),
+        factory_(std::move(factory)),
+        metrics_(std::move(metrics)) {}
 
   // The state for `destination`, created (after evicting, if at capacity) on
   // first use. Marks it most recently used at `now`. A factory or release
@@ -74,6 +79,7 @@ class DestinationStates {
       if (victim == entries_.end()) return Acquired{nullptr, true};
       absl::Status released = Remove(victim);
       ++stats_.evicted_capacity;
+      if (metrics_ != nullptr) metrics_->evicted_capacity->Increment();
       if (!released.ok()) return released;
     }
     absl::StatusOr<std::unique_ptr<S>> state = factory_(destination);
@@ -81,6 +87,10 @@ class DestinationStates {
     entries_.push_front(Entry{destination, *std::move(state), now});
     index_.emplace(destination, entries_.begin());
     ++stats_.created;
+    if (metrics_ != nullptr) {
+      metrics_->created->Increment();
+      metrics_->active->Set(static_cast<int64_t>(index_.size()));
+    }
     return Acquired{entries_.front().state.get(), false};
   }
 
@@ -103,6 +113,7 @@ class DestinationStates {
       if (now - it->last_used > options_.idle_timeout && it->state->IsClean()) {
         absl::Status released = Remove(it);
         ++stats_.evicted_idle;
+        if (metrics_ != nullptr) metrics_->evicted_idle->Increment();
         first_error.Update(released);
       }
       it = next;
@@ -150,6 +161,9 @@ class DestinationStates {
     absl::Status released = it->state->Release();
     index_.erase(it->destination);
     entries_.erase(it);
+    if (metrics_ != nullptr) {
+      metrics_->active->Set(static_cast<int64_t>(index_.size()));
+    }
     return released;
   }
 
@@ -158,6 +172,7 @@ class DestinationStates {
   std::list<Entry> entries_;  // Most recently used first.
   absl::flat_hash_map<D, Iterator> index_;
   DestinationStatesStats stats_;
+  std::shared_ptr<DestinationMetrics> metrics_;
 };
 
 }  // namespace gcpstream

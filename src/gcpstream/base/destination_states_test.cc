@@ -61,7 +61,7 @@ class DestinationStatesTest : public ::testing::Test {
   }
 
   static FakeState* AcquireOrDie(States& states, const std::string& table,
-                          absl::Time now) {
+                                 absl::Time now) {
     auto acquired = states.Acquire(Table(table), now);
     EXPECT_TRUE(acquired.ok()) << acquired.status();
     EXPECT_FALSE(acquired->must_wait);
@@ -165,6 +165,35 @@ TEST_F(DestinationStatesTest, ReleaseAllReleasesEverything) {
   ASSERT_TRUE(states.ReleaseAll().ok());
   EXPECT_THAT(released_, ::testing::UnorderedElementsAre("a", "b"));
   EXPECT_EQ(states.size(), 0u);
+}
+
+TEST_F(DestinationStatesTest, MetricsMirrorTheStates) {
+  MetricsRegistry registry;
+  auto metrics = DestinationMetrics::Create(
+      registry, MetricLabels{"p", "bigtable-sink", 0, std::nullopt});
+  ASSERT_TRUE(metrics.ok()) << metrics.status();
+  auto shared = std::make_shared<DestinationMetrics>(*metrics);
+  States states(
+      {.idle_timeout = absl::Minutes(1), .capacity = 2},
+      [this](const TableDestination& destination)
+          -> absl::StatusOr<std::unique_ptr<FakeState>> {
+        auto state = std::make_unique<FakeState>();
+        state->name = destination.table;
+        state->released = &released_;
+        return state;
+      },
+      shared);
+  AcquireOrDie(states, "a", t0_);
+  AcquireOrDie(states, "b", t0_);
+  AcquireOrDie(states, "c", t0_ + absl::Seconds(1));  // Evicts "a".
+  EXPECT_EQ(shared->active->Value(), 2);
+  ASSERT_TRUE(states.SweepIdle(t0_ + absl::Minutes(2)).ok());
+  EXPECT_EQ(shared->active->Value(), 0);
+  EXPECT_EQ(shared->created->Value(), 3u);
+  EXPECT_EQ(shared->evicted_capacity->Value(), 1u);
+  EXPECT_EQ(shared->evicted_idle->Value(), 2u);
+  EXPECT_THAT(registry.ExportPrometheusText(),
+              ::testing::HasSubstr("destinations_active{"));
 }
 
 // Random operations against a simple model of the LRU-of-clean rule: the

@@ -28,7 +28,7 @@ class FileDeadLetterQueueTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(directory_); }
 
-  std::vector<nlohmann::json> ReadLines(const std::string& path) {
+  static std::vector<nlohmann::json> ReadLines(const std::string& path) {
     std::vector<nlohmann::json> lines;
     std::ifstream in(path);
     for (std::string line; std::getline(in, line);) {

@@ -44,8 +44,9 @@ absl::Status Fsync(const std::string& path, bool directory) {
 
 json BlobList(const std::vector<std::string>& blobs) {
   json list = json::array();
-  for (const std::string& blob : blobs)
+  for (const std::string& blob : blobs) {
     list.push_back(absl::Base64Escape(blob));
+  }
   return list;
 }
 
@@ -172,10 +173,12 @@ absl::StatusOr<int64_t> CheckpointStorage::Write(const CheckpointData& data) {
     close(fd);
     if (synced != 0) return Errno("cannot fsync", temp);
   }
-  if (rename(temp.c_str(), path.c_str()) != 0)
+  if (rename(temp.c_str(), path.c_str()) != 0) {
     return Errno("cannot rename", temp);
-  if (absl::Status synced = Fsync(directory_, true); !synced.ok())
+  }
+  if (absl::Status synced = Fsync(directory_, true); !synced.ok()) {
     return synced;
+  }
 
   auto ids = List();
   if (ids.ok() && static_cast<int>(ids->size()) > retain_) {

@@ -38,9 +38,9 @@ class ExchangeSpec {
       const auto& consumers = attempt.signals[consumer_stage_];
       auto matrix = std::make_shared<Matrix>(producers.size());
       for (size_t p = 0; p < producers.size(); ++p) {
-        for (size_t c = 0; c < consumers.size(); ++c) {
+        for (const auto& consumer : consumers) {
           (*matrix)[p].push_back(std::make_shared<Channel<T>>(
-              attempt.channel_capacity, consumers[c], producers[p]));
+              attempt.channel_capacity, consumer, producers[p]));
         }
       }
       slot = matrix;

@@ -222,11 +222,13 @@ absl::Status JobAttempt::Run() {
     }
     for (Event& event : events) {
       if (auto* ack = std::get_if<Ack>(&event)) {
-        if (!pending_.has_value() || ack->checkpoint_id != pending_->id)
+        if (!pending_.has_value() || ack->checkpoint_id != pending_->id) {
           continue;
+        }
         pending_->snapshots.push_back(std::move(ack->snapshot));
-        if (static_cast<int>(pending_->snapshots.size()) < total_tasks)
+        if (static_cast<int>(pending_->snapshots.size()) < total_tasks) {
           continue;
+        }
         result = Complete(*pending_);
         const bool final = pending_->final;
         pending_.reset();

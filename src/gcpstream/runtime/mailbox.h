@@ -79,8 +79,9 @@ bool MailboxExecutor::YieldUntil(Predicate done, absl::Time deadline) {
     mailbox_->RunCompletions();
     if (done()) return true;
     if (absl::Now() >= deadline) return false;
-    if (!mailbox_->HasCompletions())
+    if (!mailbox_->HasCompletions()) {
       mailbox_->signal().WaitPast(seen, deadline);
+    }
   }
 }
 

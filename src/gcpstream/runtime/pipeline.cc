@@ -99,8 +99,9 @@ absl::StatusOr<JobSummary> Pipeline::Run() {
       status = attempt.Run();
       absl::MutexLock lock(&mu_);
       running_ = nullptr;
-      if (stop_requested_)
+      if (stop_requested_) {
         return status.ok() ? absl::StatusOr<JobSummary>(summary) : status;
+      }
     }
     if (status.ok()) return summary;
     const auto delay =

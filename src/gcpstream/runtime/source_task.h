@@ -103,8 +103,9 @@ class SourceTask final : public Task, private ReaderOutput<T> {
         timestamp = absl::ToUnixMicros(*assigned);
       }
     }
-    if (timestamp != kNoTimestamp)
+    if (timestamp != kNoTimestamp) {
       max_timestamp_ = std::max(max_timestamp_, timestamp);
+    }
     metrics_.records_in->Increment();
     records_since_check_ = true;
     head_->Collect(StreamRecord<T>{std::move(value), timestamp});

@@ -4,6 +4,7 @@
 // output loses nothing and repeats only records after the checkpoint a
 // restart resumed from.
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,8 +53,10 @@ class RuntimeCrashTest : public ::testing::Test {
     std::cout.flush();  // Or the child would print our buffer again.
     const pid_t pid = fork();
     if (pid == 0) {
-      freopen(log.c_str(), "w", stdout);
-      freopen(log.c_str(), "a", stderr);
+      // Only async-signal-safe calls between fork and exec.
+      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, STDOUT_FILENO);
+      dup2(fd, STDERR_FILENO);
       execl(GCPSTREAM_CRASH_PIPELINE, GCPSTREAM_CRASH_PIPELINE,
             "--checkpoint-dir", (root_ + "/checkpoints").c_str(),
             "--output-dir", (root_ + "/output").c_str(), "--records",
