@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -159,6 +160,16 @@ void ChildProcess::Stop(absl::Duration grace) {
     kill(-pid_, SIGKILL);
   }
   exit_description_ = Describe(wait_status);
+}
+
+bool ProcessEnded(pid_t pid) {
+  if (kill(pid, 0) != 0) return true;
+  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+  std::string pid_field;
+  std::string command;
+  std::string state;
+  stat >> pid_field >> command >> state;
+  return state == "Z";
 }
 
 void StopProcessGroup(pid_t pgid, absl::Duration grace) {

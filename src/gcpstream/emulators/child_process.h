@@ -57,6 +57,10 @@ class ChildProcess {
   std::optional<std::string> exit_description_;
 };
 
+// True once `pid` no longer runs: gone, or a zombie waiting to be reaped
+// (kill(pid, 0) alone still answers for a zombie).
+bool ProcessEnded(pid_t pid);
+
 // Sends SIGTERM to the process group `pgid`, waits up to `grace` for the
 // leader `pid` to vanish, then SIGKILLs the group. For processes we did not
 // start in this process (the `stop` command of a daemonised set).

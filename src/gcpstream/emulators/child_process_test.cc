@@ -23,17 +23,6 @@ std::string TempPath(const std::string& name) {
 
 bool GroupExists(pid_t pgid) { return kill(-pgid, 0) == 0; }
 
-// A zombie still answers kill(pid, 0); it is gone for our purposes.
-bool ProcessGone(pid_t pid) {
-  if (kill(pid, 0) != 0) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_field;
-  std::string command;
-  std::string state;
-  stat >> pid_field >> command >> state;
-  return state == "Z";
-}
-
 TEST(ChildProcessTest, CapturesOutputAndExitStatus) {
   const std::string log = TempPath("exit");
   auto child = ChildProcess::Start(
@@ -103,7 +92,7 @@ TEST(ChildProcessTest, DiesWithItsParent) {
   waitpid(middle, nullptr, 0);
   bool gone = false;
   for (int i = 0; i < 500 && !gone; ++i) {
-    gone = ProcessGone(grandchild);
+    gone = ProcessEnded(grandchild);
     if (!gone) usleep(10000);
   }
   EXPECT_TRUE(gone) << "grandchild " << grandchild << " outlived its parent";

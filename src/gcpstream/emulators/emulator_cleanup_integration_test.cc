@@ -18,16 +18,6 @@
 namespace gcpstream::emulators {
 namespace {
 
-bool ProcessGone(pid_t pid) {
-  if (kill(pid, 0) != 0) return true;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string pid_field;
-  std::string command;
-  std::string state;
-  stat >> pid_field >> command >> state;
-  return state == "Z";
-}
-
 struct Victim {
   pid_t pid = 0;
   std::vector<pid_t> emulator_pids;
@@ -64,7 +54,7 @@ Victim StartVictim(const std::string& report) {
 bool AllGone(const std::vector<pid_t>& pids) {
   for (int i = 0; i < 500; ++i) {
     bool gone = true;
-    for (pid_t pid : pids) gone = gone && ProcessGone(pid);
+    for (pid_t pid : pids) gone = gone && ProcessEnded(pid);
     if (gone) return true;
     usleep(10'000);
   }
@@ -81,7 +71,7 @@ TEST_P(EmulatorCleanupIntegrationTest, KilledOwnerLeavesNoEmulatorBehind) {
   Victim victim = StartVictim(report);
   ASSERT_EQ(victim.emulator_pids.size(), AllEmulatorKinds().size())
       << "the emulators did not start; logs in " << victim.log_dir;
-  for (pid_t pid : victim.emulator_pids) ASSERT_FALSE(ProcessGone(pid));
+  for (pid_t pid : victim.emulator_pids) ASSERT_FALSE(ProcessEnded(pid));
 
   kill(victim.pid, signal_number);
   int wait_status = 0;

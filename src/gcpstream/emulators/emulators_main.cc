@@ -75,7 +75,7 @@ std::vector<StateLine> ReadState(const std::string& state_dir) {
   return lines;
 }
 
-bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
+bool Alive(pid_t pid) { return !ProcessEnded(pid); }
 
 int Fail(const absl::Status& status) {
   std::cerr << "gcpstream-emulators: " << status.message() << "\n";

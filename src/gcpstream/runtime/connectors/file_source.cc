@@ -27,15 +27,11 @@ absl::StatusOr<std::vector<Split>> FileSource::PlanSplits(int parallelism) {
 absl::StatusOr<std::unique_ptr<SourceReader<std::string>>>
 FileSource::CreateReader(const SourceReaderContext& /*context*/,
                          std::vector<Split> splits) {
-  std::vector<FileSplit> parsed;
-  parsed.reserve(splits.size());
-  for (const Split& split : splits) {
-    absl::StatusOr<FileSplit> one = ParseFileSplit(split, name_);
-    if (!one.ok()) return one.status();
-    parsed.push_back(*std::move(one));
-  }
+  absl::StatusOr<std::vector<FileSplit>> parsed =
+      ParseFileSplits(splits, name_);
+  if (!parsed.ok()) return parsed.status();
   return std::make_unique<LineSourceReader<std::string>>(
-      name_, std::move(parsed), options_.max_lines_per_poll,
+      name_, *std::move(parsed), options_.max_lines_per_poll,
       [](std::string& line) -> absl::StatusOr<std::optional<std::string>> {
         return std::optional<std::string>(std::move(line));
       });

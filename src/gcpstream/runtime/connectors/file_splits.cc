@@ -87,4 +87,16 @@ absl::StatusOr<FileSplit> ParseFileSplit(const Split& split,
   return parsed;
 }
 
+absl::StatusOr<std::vector<FileSplit>> ParseFileSplits(
+    const std::vector<Split>& splits, absl::string_view source_name) {
+  std::vector<FileSplit> parsed;
+  parsed.reserve(splits.size());
+  for (const Split& split : splits) {
+    absl::StatusOr<FileSplit> one = ParseFileSplit(split, source_name);
+    if (!one.ok()) return one.status();
+    parsed.push_back(*std::move(one));
+  }
+  return parsed;
+}
+
 }  // namespace gcpstream::runtime

@@ -46,6 +46,10 @@ struct FileSplit {
 absl::StatusOr<std::vector<Split>> PlanFileSplits(
     const FileSourceOptions& options, absl::string_view source_name);
 
+// Parses every split of a reader; the first bad one is the error.
+absl::StatusOr<std::vector<FileSplit>> ParseFileSplits(
+    const std::vector<Split>& splits, absl::string_view source_name);
+
 absl::StatusOr<FileSplit> ParseFileSplit(const Split& split,
                                          absl::string_view source_name);
 

@@ -34,13 +34,9 @@ absl::StatusOr<std::vector<Split>> JsonLinesSource::PlanSplits(
 absl::StatusOr<std::unique_ptr<SourceReader<nlohmann::json>>>
 JsonLinesSource::CreateReader(const SourceReaderContext& context,
                               std::vector<Split> splits) {
-  std::vector<FileSplit> parsed;
-  parsed.reserve(splits.size());
-  for (const Split& split : splits) {
-    absl::StatusOr<FileSplit> one = ParseFileSplit(split, name_);
-    if (!one.ok()) return one.status();
-    parsed.push_back(*std::move(one));
-  }
+  absl::StatusOr<std::vector<FileSplit>> parsed =
+      ParseFileSplits(splits, name_);
+  if (!parsed.ok()) return parsed.status();
   std::shared_ptr<Counter> registry_skipped;
   if (context.metrics != nullptr) {
     absl::StatusOr<std::shared_ptr<Counter>> counter =
@@ -70,7 +66,7 @@ JsonLinesSource::CreateReader(const SourceReaderContext& context,
     return std::nullopt;
   };
   return std::make_unique<LineSourceReader<nlohmann::json>>(
-      name_, std::move(parsed), options_.files.max_lines_per_poll,
+      name_, *std::move(parsed), options_.files.max_lines_per_poll,
       std::move(parse));
 }
 

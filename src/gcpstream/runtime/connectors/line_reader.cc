@@ -10,22 +10,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "gcpstream/runtime/connectors/posix_files.h"
 
 namespace gcpstream::runtime {
 namespace {
 
 constexpr size_t kChunk = size_t{64} * 1024;
-
-absl::Status Errno(absl::string_view what, const std::string& path) {
-  const int error = errno;
-  const std::string message =
-      absl::StrCat(what, " '", path, "': ", std::strerror(error));
-  if (error == ENOENT) return absl::NotFoundError(message);
-  if (error == EACCES || error == EPERM) {
-    return absl::PermissionDeniedError(message);
-  }
-  return absl::InternalError(message);
-}
 
 // pread() that retries interrupted calls.
 ssize_t ReadAt(int fd, char* data, size_t size, int64_t offset) {
@@ -39,10 +29,10 @@ ssize_t ReadAt(int fd, char* data, size_t size, int64_t offset) {
 
 absl::StatusOr<LineReader> LineReader::Open(std::string path, int64_t offset) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno("cannot open", path);
+  if (fd < 0) return ErrnoStatus("cannot open", path);
   LineReader reader(std::move(path), fd, offset);
   struct stat info {};
-  if (fstat(fd, &info) != 0) return Errno("cannot stat", reader.path_);
+  if (fstat(fd, &info) != 0) return ErrnoStatus("cannot stat", reader.path_);
   if (!S_ISREG(info.st_mode)) {
     return absl::InvalidArgumentError(
         absl::StrCat("'", reader.path_, "' is not a regular file"));
@@ -55,7 +45,7 @@ absl::StatusOr<LineReader> LineReader::Open(std::string path, int64_t offset) {
   if (offset > 0) {
     char before = 0;
     const ssize_t n = ReadAt(fd, &before, 1, offset - 1);
-    if (n < 0) return Errno("cannot read", reader.path_);
+    if (n < 0) return ErrnoStatus("cannot read", reader.path_);
     if (n != 1 || before != '\n') {
       return absl::FailedPreconditionError(absl::StrCat(
           "offset ", offset, " in '", reader.path_,
@@ -105,7 +95,7 @@ absl::StatusOr<bool> LineReader::Fill() {
                            buffer_offset_ + static_cast<int64_t>(old_size));
   if (n < 0) {
     buffer_.resize(old_size);
-    return Errno("cannot read", path_);
+    return ErrnoStatus("cannot read", path_);
   }
   buffer_.resize(old_size + static_cast<size_t>(n));
   return n > 0;
@@ -145,7 +135,7 @@ absl::StatusOr<int64_t> LineReader::LineNumberAt(int64_t offset) const {
     const auto want =
         static_cast<size_t>(std::min<int64_t>(kChunk, offset - at));
     const ssize_t n = ReadAt(fd_, chunk.data(), want, at);
-    if (n < 0) return Errno("cannot read", path_);
+    if (n < 0) return ErrnoStatus("cannot read", path_);
     if (n == 0) break;
     newlines += std::count(chunk.data(), chunk.data() + n, '\n');
     at += n;
