@@ -1,6 +1,7 @@
 #ifndef GCPSTREAM_RUNTIME_MAILBOX_H_
 #define GCPSTREAM_RUNTIME_MAILBOX_H_
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -28,8 +29,12 @@ class Mailbox {
  public:
   using Mail = std::function<void()>;
 
-  explicit Mailbox(std::shared_ptr<TaskSignal> signal)
-      : signal_(std::move(signal)) {}
+  // `cancelled`, if set, is the job's cancellation flag: waits inside the
+  // task (YieldUntil) give up once it is raised, so a cancelled job never
+  // hangs on acknowledgements that will not come.
+  explicit Mailbox(std::shared_ptr<TaskSignal> signal,
+                   const std::atomic<bool>* cancelled = nullptr)
+      : signal_(std::move(signal)), cancelled_(cancelled) {}
 
   // Thread-safe.
   void Post(Mail mail);
@@ -45,12 +50,16 @@ class Mailbox {
   bool HasAny() const;
 
   TaskSignal& signal() { return *signal_; }
+  bool cancelled() const {
+    return cancelled_ != nullptr && cancelled_->load(std::memory_order_acquire);
+  }
 
  private:
   mutable absl::Mutex mu_;
   std::deque<Mail> completions_ ABSL_GUARDED_BY(mu_);
   std::deque<Mail> control_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<TaskSignal> signal_;
+  const std::atomic<bool>* cancelled_;
 };
 
 // What a writer or reader gets to talk to its task thread.
@@ -62,9 +71,9 @@ class MailboxExecutor {
   void Post(Mailbox::Mail mail) { mailbox_->Post(std::move(mail)); }
 
   // Task thread only: runs completion mails until `done()` holds, sleeping
-  // while there are none. Returns false if `deadline` passed first. This is
-  // how Flush() waits for acknowledgements without blocking the completions
-  // that deliver them.
+  // while there are none. Returns false if `deadline` passed or the job was
+  // cancelled first. This is how Flush() waits for acknowledgements without
+  // blocking the completions that deliver them.
   template <typename Predicate>
   bool YieldUntil(Predicate done, absl::Time deadline = absl::InfiniteFuture());
 
@@ -78,7 +87,7 @@ bool MailboxExecutor::YieldUntil(Predicate done, absl::Time deadline) {
     const uint64_t seen = mailbox_->signal().generation();
     mailbox_->RunCompletions();
     if (done()) return true;
-    if (absl::Now() >= deadline) return false;
+    if (absl::Now() >= deadline || mailbox_->cancelled()) return false;
     if (!mailbox_->HasCompletions()) {
       mailbox_->signal().WaitPast(seen, deadline);
     }

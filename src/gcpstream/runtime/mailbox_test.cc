@@ -45,6 +45,19 @@ TEST(MailboxTest, YieldUntilTimesOut) {
 // The contract writers rely on: completions posted from other threads run on
 // the task thread, one at a time, never concurrently with Write(); so writer
 // state needs no lock.
+TEST(MailboxTest, YieldUntilGivesUpWhenTheJobIsCancelled) {
+  std::atomic<bool> cancelled{false};
+  Mailbox mailbox(std::make_shared<TaskSignal>(), &cancelled);
+  MailboxExecutor executor(&mailbox);
+  std::thread canceller([&] {
+    absl::SleepFor(absl::Milliseconds(20));
+    cancelled = true;
+    mailbox.signal().Notify();
+  });
+  EXPECT_FALSE(executor.YieldUntil([] { return false; }));
+  canceller.join();
+}
+
 TEST(MailboxTest, CompletionsNeverRunConcurrentlyWithTheTaskThread) {
   auto signal = std::make_shared<TaskSignal>();
   Mailbox mailbox(signal);

@@ -56,7 +56,7 @@ class TaskContext {
         subtask_(subtask),
         parallelism_(parallelism),
         signal_(signal),
-        mailbox_(std::move(signal)),
+        mailbox_(std::move(signal), cancelled),
         cancelled_(cancelled),
         events_(events),
         metrics_(metrics) {}
