@@ -1,0 +1,130 @@
+#ifndef GCPSTREAM_PUBSUB_PUBLISH_BATCHER_H_
+#define GCPSTREAM_PUBSUB_PUBLISH_BATCHER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "gcpstream/base/clock.h"
+#include "google/pubsub/v1/pubsub.pb.h"
+
+namespace gcpstream::pubsub {
+
+// The service's hard limits on one Publish call. Above them the service
+// refuses the whole request with INVALID_ARGUMENT (and between 10 MB and
+// 10 MiB some paths answer INTERNAL, which a client would retry forever), so
+// the batcher holds them exactly rather than with a margin.
+inline constexpr int64_t kMaxMessagesPerPublish = 1000;
+// Serialized PublishRequest bytes: the topic field plus every message with
+// its field tag and length prefix.
+inline constexpr int64_t kMaxPublishRequestBytes = 10'000'000;
+
+// Option keys, as written in a SQL WITH clause or a YAML file.
+inline constexpr char kBatchMaxMessagesKey[] = "batch-max-messages";
+inline constexpr char kBatchMaxBytesKey[] = "batch-max-bytes";
+inline constexpr char kBatchMaxDelayKey[] = "batch-max-delay";
+
+// When a batch of messages for one topic is sent. A batch is full as soon as
+// any threshold is reached. The defaults are those of Google's Pub/Sub client
+// libraries: large enough to amortise a round trip, small enough that a
+// trickle of messages is not held back noticeably.
+struct PublishBatcherOptions {
+  // batch-max-messages: 1..1000.
+  int64_t max_messages = 100;
+  // batch-max-bytes: serialized request bytes, 1..10,000,000. A message
+  // larger than this on its own is still sent, alone in its request, as long
+  // as it fits kMaxPublishRequestBytes.
+  int64_t max_bytes = 1'000'000;
+  // batch-max-delay: how long the first message of a batch may wait for
+  // others; any positive duration.
+  absl::Duration max_delay = absl::Milliseconds(10);
+};
+
+// InvalidArgument naming the option key when a value is out of range.
+absl::Status CheckPublishBatcherOptions(const PublishBatcherOptions& options);
+
+// Accumulates the messages of one topic into a PublishRequest and decides
+// when the request is full, by message count, serialized request bytes and
+// the age of its oldest message. It only decides: the caller sends (and owns
+// in-flight limits and retries), so the batcher needs no thread or timer and
+// its age is read from the injected clock.
+//
+// Sizes are counted as the wire encoding counts them (each message's
+// ByteSizeLong plus its tag and varint length prefix, plus the topic field),
+// computed once per message, so bytes() is exactly the serialized size of the
+// request Take() returns and no request ever exceeds
+// kMaxPublishRequestBytes.
+//
+// Usage, per message:
+//   if (!batcher.HasRoomFor(m)) Send(batcher.Take());
+//   if (absl::Status s = batcher.Add(std::move(m)); !s.ok()) return s;
+//   if (batcher.Full()) Send(batcher.Take());
+// and Send(batcher.Take()) once Due() or at a flush.
+//
+// Not thread-safe: one batcher per topic, on the writer's task thread.
+class PublishBatcher {
+ public:
+  // `topic` is the full name, "projects/<project>/topics/<topic>". `clock`
+  // must outlive the batcher.
+  static absl::StatusOr<PublishBatcher> Create(
+      std::string topic, const PublishBatcherOptions& options,
+      const Clock& clock);
+
+  // The bytes `message` adds to a request: its field tag, its length prefix
+  // and its serialized size. Calls ByteSizeLong().
+  static size_t FramedSize(const google::pubsub::v1::PubsubMessage& message);
+
+  // OK when `message` could be sent in a request of its own, else
+  // InvalidArgument naming its size and the limit: a per-record refusal,
+  // decided before sending, since the service would refuse the request.
+  absl::Status CheckMessage(
+      const google::pubsub::v1::PubsubMessage& message) const;
+
+  // Whether `message` can join the open batch without crossing
+  // batch-max-messages or batch-max-bytes. Always true for an empty batch
+  // (an oversized message is then refused by Add()).
+  bool HasRoomFor(const google::pubsub::v1::PubsubMessage& message) const;
+
+  // Adds `message` to the open batch. InvalidArgument (see CheckMessage) if
+  // it can never be sent, FailedPrecondition if !HasRoomFor(message); the
+  // batch is unchanged in both cases.
+  absl::Status Add(google::pubsub::v1::PubsubMessage message);
+
+  // A threshold of count or bytes is reached: send before adding more.
+  bool Full() const;
+  // The oldest message has waited batch-max-delay or longer.
+  bool Due() const;
+  // When the open batch becomes due; InfiniteFuture when it is empty.
+  absl::Time Deadline() const;
+
+  // The open batch as a request (possibly without messages), leaving the
+  // batcher empty.
+  google::pubsub::v1::PublishRequest Take();
+
+  bool empty() const { return request_.messages_size() == 0; }
+  int64_t messages() const { return request_.messages_size(); }
+  // Serialized size of the request Take() would return.
+  int64_t bytes() const { return bytes_; }
+  const std::string& topic() const { return request_.topic(); }
+  const PublishBatcherOptions& options() const { return options_; }
+
+ private:
+  PublishBatcher(std::string topic, const PublishBatcherOptions& options,
+                 const Clock& clock);
+
+  // The size of a request holding only the topic.
+  int64_t EmptyRequestBytes() const;
+
+  PublishBatcherOptions options_;
+  const Clock* clock_;
+  google::pubsub::v1::PublishRequest request_;
+  int64_t bytes_ = 0;
+  absl::Time first_added_ = absl::InfiniteFuture();
+};
+
+}  // namespace gcpstream::pubsub
+
+#endif  // GCPSTREAM_PUBSUB_PUBLISH_BATCHER_H_

@@ -1,0 +1,195 @@
+#ifndef GCPSTREAM_PUBSUB_PUBSUB_DEAD_LETTER_QUEUE_H_
+#define GCPSTREAM_PUBSUB_PUBSUB_DEAD_LETTER_QUEUE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <grpcpp/channel.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "gcpstream/auth/channel_factory.h"
+#include "gcpstream/base/clock.h"
+#include "gcpstream/base/dead_letter_queue.h"
+#include "gcpstream/base/metrics.h"
+#include "gcpstream/base/retry_policy.h"
+#include "gcpstream/base/status_class.h"
+#include "gcpstream/pubsub/publish_batcher.h"
+#include "gcpstream/runtime/mailbox.h"
+#include "google/pubsub/v1/pubsub.grpc.pb.h"
+
+namespace gcpstream::pubsub {
+
+// Option keys.
+inline constexpr char kDlqProjectKey[] = "project";
+inline constexpr char kDlqTopicKey[] = "topic";
+inline constexpr char kMaxOutstandingMessagesKey[] = "max-outstanding-messages";
+inline constexpr char kFlushTimeoutKey[] = "flush-timeout";
+
+// How the dead-letter queue classifies the status of a Publish call. The
+// transient codes are the ones Google's Pub/Sub clients retry; everything
+// else fails the job: a dead-letter queue has nowhere further to route a
+// record it cannot publish (NOT_FOUND gets its own error: the topic must
+// exist, it is never created).
+inline constexpr ClassificationTable kDeadLetterPublishClassification(
+    ClassificationTable::Level(
+        {{absl::StatusCode::kUnknown, StatusClass::kTransient},
+         {absl::StatusCode::kDeadlineExceeded, StatusClass::kTransient},
+         {absl::StatusCode::kResourceExhausted, StatusClass::kTransient},
+         {absl::StatusCode::kAborted, StatusClass::kTransient},
+         {absl::StatusCode::kInternal, StatusClass::kTransient},
+         {absl::StatusCode::kUnavailable, StatusClass::kTransient}},
+        StatusClass::kFatal),
+    ClassificationTable::Level({}, StatusClass::kFatal));
+
+struct PubSubDeadLetterQueueOptions {
+  // project, topic: the dead-letter topic, which must already exist.
+  std::string project;
+  std::string topic;
+  // max-outstanding-messages: failures offered but not yet acknowledged by
+  // the service. Offer() waits (yielding to the mailbox, never blocking
+  // completions) while more are outstanding, so memory stays bounded during
+  // a flood of refusals. 0 writes through (each Offer waits for its own
+  // acknowledgement); -1 never waits in Offer (full batches are still sent
+  // as they fill; the rest at Flush).
+  int64_t max_outstanding_messages = 1000;
+  // flush-timeout: how long Flush() (and a waiting Offer()) waits for
+  // acknowledgements. Expiry fails the checkpoint and drops nothing: the
+  // failures stay pending and the next Flush() waits for them again.
+  absl::Duration flush_timeout = absl::Seconds(60);
+  // batch-max-messages, batch-max-bytes, batch-max-delay. A partial batch
+  // older than batch-max-delay is sent at the next Offer(); Flush() sends
+  // whatever is left.
+  PublishBatcherOptions batching;
+  // Retries of transient publish errors; exhausting them fails the job.
+  RetryOptions retry;
+  // Where to connect; by default PUBSUB_EMULATOR_HOST, else production.
+  auth::ChannelOptions channel;
+  // Time for batch ages and retry deadlines; null means RealClock. Must
+  // outlive the queue.
+  const Clock* clock = nullptr;
+};
+
+// InvalidArgument naming the option key when an option is unusable.
+absl::Status CheckPubSubDeadLetterQueueOptions(
+    const PubSubDeadLetterQueueOptions& options);
+
+// A dead-letter queue that publishes each failure to one existing Pub/Sub
+// topic: the message data is the failure's payload (empty when it has none)
+// and its attributes are the dlq-* attributes (DeadLetterAttributes) plus
+// the failure's original attributes whose keys do not collide with them.
+//
+// Threading: every method runs on the writer's task thread. Publishes use
+// gRPC's callback API; a completion only posts a mail to `executor`, and the
+// queue's state changes when the task thread runs that mail (at its next
+// yield, e.g. inside Flush()). Retry backoff waits on a gRPC alarm whose
+// callback also only posts a mail. So the task thread never blocks on the
+// network except where it must wait: Flush(), and Offer() above
+// max-outstanding-messages.
+//
+// Delivery: at-least-once. Flush() returns OK once every offered failure is
+// acknowledged; a replay after a restart may publish a failure again.
+//
+// Metrics (registered on Open() when the context has a registry):
+// `dead_letters_published` (counter, acknowledged messages) and
+// `dead_letters_outstanding` (gauge, offered and not yet acknowledged).
+class PubSubDeadLetterQueue final : public DeadLetterQueue {
+ public:
+  // Checks `options` and creates the channel (no connection is made yet).
+  // `executor` posts to the mailbox of the task that owns the queue; the
+  // mailbox must outlive the queue.
+  static absl::StatusOr<std::unique_ptr<PubSubDeadLetterQueue>> Create(
+      PubSubDeadLetterQueueOptions options, runtime::MailboxExecutor executor);
+
+  // Cancels outstanding publishes and waits until gRPC let go of them.
+  // Public for std::make_unique only: use Create().
+  struct ConstructorKey {
+    explicit ConstructorKey() = default;
+  };
+  PubSubDeadLetterQueue(ConstructorKey, PubSubDeadLetterQueueOptions options,
+                        runtime::MailboxExecutor executor,
+                        std::shared_ptr<grpc::Channel> channel);
+
+  ~PubSubDeadLetterQueue() override;
+  PubSubDeadLetterQueue(const PubSubDeadLetterQueue&) = delete;
+  PubSubDeadLetterQueue& operator=(const PubSubDeadLetterQueue&) = delete;
+
+  // Starts afresh: anything pending from before (a restore replays it) is
+  // abandoned, and an earlier failure is forgotten. Asks the service for the
+  // topic (GetTopic, waiting up to flush-timeout while yielding to the
+  // mailbox) so that a missing dead-letter topic fails the job when it
+  // starts rather than at the first refused record. Only NOT_FOUND fails:
+  // any other answer leaves the decision to the first publish, because an
+  // account allowed to publish (roles/pubsub.publisher) may not be allowed
+  // to get the topic.
+  absl::Status Open(const FailureHandlerContext& context) override;
+  // Buffers the failure and sends full batches. Fails with the first
+  // publish error seen so far, or with InvalidArgument if the failure's
+  // message cannot fit a publish request (over 10 MB).
+  absl::Status Offer(const FailedElement& failure) override;
+  // Sends what is buffered and waits, up to flush-timeout, until every
+  // offered failure is acknowledged.
+  absl::Status Flush() override;
+  // Cancels outstanding publishes; persists nothing.
+  void Close() override;
+
+  // "projects/<project>/topics/<topic>".
+  const std::string& topic_name() const { return topic_name_; }
+  // Offered and not yet acknowledged (buffered included).
+  int64_t outstanding() const { return outstanding_; }
+
+  // The message a failure is published as.
+  static google::pubsub::v1::PubsubMessage ToMessage(
+      const FailedElement& failure);
+
+ private:
+  struct Call;
+  struct TopicCheck;
+  class CallbackTracker;
+
+  absl::Status CheckOpen(const char* method) const;
+  // NotFound when the service says the topic does not exist, else OK.
+  absl::Status CheckTopicExists();
+  // Sends the open batch, if any.
+  void SendBuffered();
+  void StartAttempt(Call& call);
+  void OnPublishDone(uint64_t id, const absl::Status& status);
+  void OnRetryDue(uint64_t id, bool fired);
+  // Waits until at most `limit` failures are outstanding or a publish
+  // failed; `why` names what waited, for the timeout error.
+  absl::Status WaitForOutstanding(int64_t limit, const char* why);
+  absl::Status PublishError(const absl::Status& status) const;
+  // Cancels every call and alarm and waits for their callbacks.
+  void CancelAll();
+
+  const PubSubDeadLetterQueueOptions options_;
+  const Clock& clock_;
+  runtime::MailboxExecutor executor_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<google::pubsub::v1::Publisher::Stub> stub_;
+  const std::string topic_name_;
+  // Counts gRPC callbacks not yet run; shared with them.
+  std::shared_ptr<CallbackTracker> tracker_;
+  // Mails hold a weak reference: one that runs after the queue is gone
+  // does nothing.
+  std::shared_ptr<PubSubDeadLetterQueue*> self_;
+
+  bool open_ = false;
+  std::optional<PublishBatcher> batcher_;
+  // Calls in flight or waiting for a retry, by id.
+  std::map<uint64_t, std::unique_ptr<Call>> calls_;
+  uint64_t next_call_id_ = 0;
+  int64_t outstanding_ = 0;
+  // The first publish error; sticks until the next Open().
+  absl::Status failure_;
+  std::shared_ptr<Counter> published_;
+  std::shared_ptr<Gauge> outstanding_gauge_;
+};
+
+}  // namespace gcpstream::pubsub
+
+#endif  // GCPSTREAM_PUBSUB_PUBSUB_DEAD_LETTER_QUEUE_H_
