@@ -66,6 +66,14 @@ class DestinationStates {
         factory_(std::move(factory)),
         metrics_(std::move(metrics)) {}
 
+  // Replaces the metrics (e.g. once the writer registered its own names).
+  void SetMetrics(std::shared_ptr<DestinationMetrics> metrics) {
+    metrics_ = std::move(metrics);
+    if (metrics_ != nullptr) {
+      metrics_->active->Set(static_cast<int64_t>(index_.size()));
+    }
+  }
+
   // The state for `destination`, created (after evicting, if at capacity) on
   // first use. Marks it most recently used at `now`. A factory or release
   // error is returned as is: it fails the writer.

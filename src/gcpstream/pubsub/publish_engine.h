@@ -1,0 +1,202 @@
+#ifndef GCPSTREAM_PUBSUB_PUBLISH_ENGINE_H_
+#define GCPSTREAM_PUBSUB_PUBLISH_ENGINE_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <grpcpp/alarm.h>
+#include <grpcpp/channel.h>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "gcpstream/base/destination_states.h"
+#include "gcpstream/base/failure_handler.h"
+#include "gcpstream/base/metrics.h"
+#include "gcpstream/base/rejection_confirmation.h"
+#include "gcpstream/base/status_class.h"
+#include "gcpstream/base/writer_context.h"
+#include "gcpstream/pubsub/callback_tracker.h"
+#include "gcpstream/pubsub/pubsub_failed_element.h"
+#include "gcpstream/pubsub/pubsub_sink_options.h"
+#include "gcpstream/pubsub/topic_destination.h"
+#include "gcpstream/pubsub/topic_publisher.h"
+#include "gcpstream/runtime/sink.h"
+#include "google/pubsub/v1/pubsub.grpc.pb.h"
+
+namespace gcpstream::pubsub {
+
+// How the sink classifies the status of a Publish call. NOT_FOUND is not in
+// the table: it starts topic creation (create-if-needed) or fails the job
+// naming create-disposition. INVALID_ARGUMENT refuses a whole batch for
+// what may be one message, so it goes through rejection confirmation and
+// only messages refused on their own reach the failure handler.
+inline constexpr ClassificationTable kPublishClassification(
+    ClassificationTable::Level(
+        {{absl::StatusCode::kInvalidArgument, StatusClass::kPerRecord},
+         {absl::StatusCode::kUnknown, StatusClass::kTransient},
+         {absl::StatusCode::kDeadlineExceeded, StatusClass::kTransient},
+         {absl::StatusCode::kResourceExhausted, StatusClass::kTransient},
+         {absl::StatusCode::kAborted, StatusClass::kTransient},
+         {absl::StatusCode::kInternal, StatusClass::kTransient},
+         {absl::StatusCode::kUnavailable, StatusClass::kTransient}},
+        StatusClass::kFatal),
+    // Publish has no per-entry statuses: a request succeeds or fails whole.
+    ClassificationTable::Level({}, StatusClass::kFatal));
+
+// The type-independent part of PubSubSink's writer: one TopicPublisher per
+// active topic, the in-flight caps, the gRPC calls with their retries, topic
+// creation, rejection confirmation and the failure handler.
+//
+// Threading: every public method runs on the writer's task thread. gRPC
+// callbacks only post a mail to the task's mailbox; the engine's state
+// changes when the task runs it (inside Publish or Flush while they wait,
+// or between records).
+class PublishEngine {
+ public:
+  using Handler = FailureHandler<PubSubFailedElement>;
+
+  // Checks `options`, opens the failure handler and creates the channel.
+  static absl::StatusOr<std::unique_ptr<PublishEngine>> Create(
+      PubSubSinkOptions options, const runtime::SinkWriterContext& context,
+      std::unique_ptr<Handler> handler);
+
+  // Public for std::make_unique only: use Create().
+  struct ConstructorKey {
+    explicit ConstructorKey() = default;
+  };
+  PublishEngine(ConstructorKey, PubSubSinkOptions options,
+                const runtime::SinkWriterContext& context,
+                std::unique_ptr<Handler> handler,
+                std::shared_ptr<grpc::Channel> channel);
+  ~PublishEngine();
+  PublishEngine(const PublishEngine&) = delete;
+  PublishEngine& operator=(const PublishEngine&) = delete;
+
+  // Publishes `message` to `topic`, once there is room under the in-flight
+  // caps. A message the service would refuse on its own (too large, empty,
+  // bad attributes) goes to the failure handler instead. Returns the first
+  // failure of the writer, if any.
+  absl::Status Publish(const TopicDestination& topic,
+                       google::pubsub::v1::PubsubMessage message,
+                       const WriterContext& context);
+  // A record the serializer failed on: routed to the failure handler.
+  absl::Status RouteSerializationFailure(const TopicDestination& topic,
+                                         const absl::Status& status,
+                                         const WriterContext& context);
+  // A record the serializer skipped.
+  void CountSkipped() { metrics_.records_skipped->Increment(); }
+  // A record entered the writer.
+  void CountIn() { metrics_.records_in->Increment(); }
+
+  // Sends every batch and returns once every message is acknowledged or
+  // routed and the failure handler is flushed. A non-final flush then
+  // releases publishers idle for longer than destination-idle-timeout.
+  absl::Status Flush(bool end_of_input);
+
+  // Cancels what is in flight and waits until gRPC let go of it.
+  void Close();
+
+  int64_t in_flight_messages() const { return in_flight_messages_; }
+  int64_t in_flight_bytes() const { return in_flight_bytes_; }
+  size_t active_publishers() const { return publishers_.size(); }
+  const DestinationStatesStats& publisher_stats() const {
+    return publishers_.stats();
+  }
+
+ private:
+  struct Call;
+  struct Creation;
+  struct Metrics {
+    std::shared_ptr<Gauge> in_flight_messages;
+    std::shared_ptr<Gauge> parked_messages;
+    std::shared_ptr<Counter> topics_created;
+    std::shared_ptr<Counter> publishers_evicted;
+  };
+
+  absl::Status Init(const runtime::SinkWriterContext& context);
+  absl::Status RegisterMetrics(const runtime::SinkWriterContext& context);
+  absl::StatusOr<TopicPublisher*> AcquirePublisher(const TopicDestination& topic);
+  // Waits (serving completions) until one more message of `bytes` fits.
+  absl::Status WaitForRoom(int64_t bytes);
+  // Waits until `done()` or the writer failed, failing the writer when no
+  // publish completes for publish-progress-timeout. `what` names the wait.
+  template <typename Predicate>
+  absl::Status WaitWithProgress(Predicate done, const char* what);
+
+  void Send(TopicPublisher& publisher, std::vector<PublishBatch> batches);
+  void StartAttempt(Call& call, TopicPublisher& publisher);
+  void OnPublishDone(uint64_t id, const absl::Status& status);
+  void OnRefusedAlone(Call& call, TopicPublisher& publisher,
+                      const absl::Status& status);
+  void OnNotFound(Call& call, TopicPublisher& publisher,
+                  const absl::Status& status);
+  void RetryOrFail(Call& call, TopicPublisher& publisher,
+                   const absl::Status& status, StatusClass status_class);
+  void OnRetryDue(uint64_t id, bool fired);
+  // The call's messages are resolved (written or routed): frees their room
+  // and lets their lane go on.
+  void Resolve(std::map<uint64_t, std::unique_ptr<Call>>::iterator it,
+               TopicPublisher& publisher);
+
+  void StartCreate(TopicPublisher& publisher);
+  void OnCreateDone(const TopicDestination& topic, const absl::Status& status);
+  void RetryCreate(const TopicDestination& topic);
+  void RepublishParked(TopicPublisher& publisher);
+
+  // Hands one message to the failure handler; fails the writer if it says so.
+  void Route(const std::string& topic_name,
+             const google::pubsub::v1::PubsubMessage& message,
+             const absl::Status& status, int attempts);
+  // Records the writer's first failure.
+  void Fail(const absl::Status& status);
+  void CountError(const absl::Status& status);
+
+  void ArmTimer();
+  void OnTimer();
+  void SendDue(bool all);
+  void SyncEvictionMetric();
+
+  const PubSubSinkOptions options_;
+  const Clock& clock_;
+  runtime::MailboxExecutor executor_;
+  const int subtask_index_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<google::pubsub::v1::Publisher::Stub> stub_;
+  std::unique_ptr<Handler> handler_;
+  MetricsRegistry* registry_;
+  MetricLabels labels_;
+  SinkMetrics metrics_;
+  Metrics pubsub_metrics_;
+  absl::flat_hash_map<absl::StatusCode, std::shared_ptr<Counter>> errors_;
+  std::optional<RejectionConfirmation> rejection_;
+  DestinationStates<TopicDestination, TopicPublisher> publishers_;
+  // Every callback of the engine (publishers' calls and the batch timer).
+  std::shared_ptr<CallbackTracker> tracker_;
+  // Mails hold a weak reference: one that runs after Close() does nothing.
+  std::shared_ptr<PublishEngine*> self_;
+
+  std::map<uint64_t, std::unique_ptr<Call>> calls_;  // In id (send) order.
+  // Topic creations in progress, by topic name.
+  absl::flat_hash_map<std::string, std::shared_ptr<Creation>> creations_;
+  uint64_t next_call_id_ = 0;
+  int64_t in_flight_messages_ = 0;
+  int64_t in_flight_bytes_ = 0;
+  int64_t parked_messages_ = 0;
+  int64_t evictions_seen_ = 0;
+  // When the last publish completed (or the current wait began).
+  absl::Time last_progress_ = absl::InfinitePast();
+  std::unique_ptr<grpc::Alarm> timer_;
+  bool timer_armed_ = false;
+  absl::Status failure_;
+  bool closed_ = false;
+};
+
+}  // namespace gcpstream::pubsub
+
+#endif  // GCPSTREAM_PUBSUB_PUBLISH_ENGINE_H_

@@ -1,0 +1,1 @@
+# Pub/Sub source targets.

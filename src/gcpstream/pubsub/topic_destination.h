@@ -1,0 +1,24 @@
+#ifndef GCPSTREAM_PUBSUB_TOPIC_DESTINATION_H_
+#define GCPSTREAM_PUBSUB_TOPIC_DESTINATION_H_
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gcpstream/base/destination.h"
+
+namespace gcpstream::pubsub {
+
+// A Pub/Sub topic a sink publishes to; one publisher per active topic.
+struct TopicDestination : DestinationIdentity<TopicDestination> {
+  std::string project;
+  std::string topic;
+
+  // "projects/<project>/topics/<topic>".
+  std::string ResourceName() const {
+    return absl::StrCat("projects/", project, "/topics/", topic);
+  }
+};
+
+}  // namespace gcpstream::pubsub
+
+#endif  // GCPSTREAM_PUBSUB_TOPIC_DESTINATION_H_
