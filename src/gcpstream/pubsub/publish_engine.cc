@@ -132,8 +132,9 @@ absl::Status PublishEngine::RegisterMetrics(
   auto counter = [&](const char* name, const char* help) {
     return registry.GetCounter(name, help, labels_);
   };
-  auto in_flight = gauge("in_flight_messages",
-                         "Messages written and not yet acknowledged or routed.");
+  auto in_flight =
+      gauge("in_flight_messages",
+            "Messages written and not yet acknowledged or routed.");
   auto parked = gauge("parked_messages",
                       "Messages waiting for their topic to be created.");
   auto created = counter("topics_created", "Topics this sink created.");
@@ -141,9 +142,9 @@ absl::Status PublishEngine::RegisterMetrics(
                          "Topic publishers released, idle or for capacity.");
   auto active = gauge("publishers_active", "Topics with an open publisher.");
   auto opened = counter("publishers_created", "Topic publishers opened.");
-  auto evicted_idle = counter(
-      "publishers_evicted_idle",
-      "Publishers released after destination-idle-timeout unused.");
+  auto evicted_idle =
+      counter("publishers_evicted_idle",
+              "Publishers released after destination-idle-timeout unused.");
   auto evicted_capacity = counter(
       "publishers_evicted_capacity",
       "Least-recently-used publishers released for max-active-publishers.");
@@ -199,7 +200,8 @@ absl::Status PublishEngine::Publish(const TopicDestination& topic,
   metrics_.in_flight_records->Set(in_flight_messages_);
   metrics_.in_flight_bytes->Set(in_flight_bytes_);
   std::vector<PublishBatch> to_send;
-  const bool opened_batch = (*publisher)->Add(std::move(message), bytes, to_send);
+  const bool opened_batch =
+      (*publisher)->Add(std::move(message), bytes, to_send);
   Send(**publisher, std::move(to_send));
   if (opened_batch && !timer_armed_) ArmTimer();
   return failure_;
@@ -212,10 +214,10 @@ absl::Status PublishEngine::RouteSerializationFailure(
   PubSubFailedElement failed;
   failed.connector = "pubsub";
   failed.destination = topic.ResourceName();
-  failed.status = absl::Status(
-      status.code(), absl::StrCat("serializer failed on record #",
-                                  context.record_position, ": ",
-                                  status.message()));
+  failed.status =
+      absl::Status(status.code(), absl::StrCat("serializer failed on record #",
+                                               context.record_position, ": ",
+                                               status.message()));
   failed.failure_time = clock_.Now();
   failed.subtask_index = subtask_index_;
   metrics_.records_routed->Increment();
@@ -228,8 +230,8 @@ absl::Status PublishEngine::RouteSerializationFailure(
 absl::StatusOr<TopicPublisher*> PublishEngine::AcquirePublisher(
     const TopicDestination& topic) {
   while (true) {
-    absl::StatusOr<DestinationStates<TopicDestination,
-                                     TopicPublisher>::Acquired>
+    absl::StatusOr<
+        DestinationStates<TopicDestination, TopicPublisher>::Acquired>
         acquired = publishers_.Acquire(topic, clock_.Now());
     SyncEvictionMetric();
     if (!acquired.ok()) return acquired.status();
@@ -260,8 +262,7 @@ absl::Status PublishEngine::WaitForRoom(int64_t bytes) {
   if (has_room()) return absl::OkStatus();
   // Batches still open would never complete: send them before waiting.
   SendDue(/*all=*/true);
-  return WaitWithProgress(has_room,
-                          "room under max-in-flight-messages/-bytes");
+  return WaitWithProgress(has_room, "room under max-in-flight-messages/-bytes");
 }
 
 template <typename Predicate>
@@ -275,9 +276,9 @@ absl::Status PublishEngine::WaitWithProgress(Predicate done, const char* what) {
       break;
     }
     if (absl::Now() < deadline) {
-      return absl::CancelledError(absl::StrCat(options_.name,
-                                               ": stopped waiting for ", what,
-                                               " because the job was cancelled"));
+      return absl::CancelledError(
+          absl::StrCat(options_.name, ": stopped waiting for ", what,
+                       " because the job was cancelled"));
     }
     // A completion since the wait began moves the deadline.
     if (absl::Now() < last_progress_ + options_.publish_progress_timeout) {
@@ -361,7 +362,8 @@ void PublishEngine::OnPublishDone(uint64_t id, const absl::Status& status) {
     OnNotFound(call, *publisher, status);
     return;
   }
-  const StatusClass status_class = kPublishClassification.ClassifyRequest(status);
+  const StatusClass status_class =
+      kPublishClassification.ClassifyRequest(status);
   if (status_class == StatusClass::kPerRecord) {
     if (call.batch.confirming || call.batch.request.messages_size() == 1) {
       OnRefusedAlone(call, *publisher, status);
@@ -403,7 +405,8 @@ void PublishEngine::OnNotFound(Call& call, TopicPublisher& publisher,
     Fail(absl::NotFoundError(absl::StrCat(
         options_.name, ": topic ", publisher.topic_name(),
         " does not exist and option '", kCreateDispositionOption.key(),
-        "' is '", kCreateDispositionOption.Name(CreateDisposition::kCreateNever),
+        "' is '",
+        kCreateDispositionOption.Name(CreateDisposition::kCreateNever),
         "'; create the topic, or set it to '",
         kCreateDispositionOption.Name(CreateDisposition::kCreateIfNeeded),
         "'. The service said: ", status.message())));
@@ -425,12 +428,11 @@ void PublishEngine::RetryOrFail(Call& call, TopicPublisher& publisher,
                                 StatusClass status_class) {
   RetryDecision decision = call.retry->OnFailure(status, status_class);
   if (decision.action != RetryDecision::Action::kRetryAfter) {
-    Fail(absl::Status(
-        decision.status.code(),
-        absl::StrCat(options_.name, ": publishing ",
-                     call.batch.request.messages_size(), " messages to ",
-                     publisher.topic_name(), " failed: ",
-                     decision.status.message())));
+    Fail(absl::Status(decision.status.code(),
+                      absl::StrCat(options_.name, ": publishing ",
+                                   call.batch.request.messages_size(),
+                                   " messages to ", publisher.topic_name(),
+                                   " failed: ", decision.status.message())));
     return;
   }
   metrics_.request_retries->Increment();
@@ -508,8 +510,8 @@ void PublishEngine::StartCreate(TopicPublisher& publisher) {
     }
     policy.set_enforce_in_transit(create.enforce_in_transit);
   }
-  creation->context.set_deadline(absl::ToChronoTime(
-      AttemptDeadline(*publisher.create_retry(), clock_)));
+  creation->context.set_deadline(
+      absl::ToChronoTime(AttemptDeadline(*publisher.create_retry(), clock_)));
   tracker_->Begin();
   publisher.tracker()->Begin();
   stub_->async()->CreateTopic(
@@ -544,8 +546,8 @@ void PublishEngine::OnCreateDone(const TopicDestination& topic,
     RepublishParked(*publisher);
     return;
   }
-  const bool transient = kPublishClassification.ClassifyRequest(status) ==
-                         StatusClass::kTransient;
+  const bool transient =
+      kPublishClassification.ClassifyRequest(status) == StatusClass::kTransient;
   RetryDecision decision = publisher->create_retry()->OnFailure(
       status, transient ? StatusClass::kTransient : StatusClass::kFatal);
   if (decision.action != RetryDecision::Action::kRetryAfter) {
@@ -628,9 +630,9 @@ void PublishEngine::CountError(const absl::Status& status) {
     std::shared_ptr<Counter> counter = std::make_shared<Counter>();
     if (registry_ != nullptr) {
       auto registered = registry_->GetCounter(
-          absl::StrCat("publish_errors_",
-                       absl::AsciiStrToLower(
-                           absl::StatusCodeToString(status.code()))),
+          absl::StrCat(
+              "publish_errors_",
+              absl::AsciiStrToLower(absl::StatusCodeToString(status.code()))),
           "Publish calls that failed with this status code.", labels_);
       if (registered.ok()) counter = *std::move(registered);
     }
@@ -661,7 +663,8 @@ absl::Status PublishEngine::Flush(bool end_of_input) {
       return failure_;
     }
   }
-  metrics_.flush_duration->Observe(absl::ToDoubleSeconds(absl::Now() - started));
+  metrics_.flush_duration->Observe(
+      absl::ToDoubleSeconds(absl::Now() - started));
   return absl::OkStatus();
 }
 

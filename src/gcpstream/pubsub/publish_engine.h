@@ -121,7 +121,8 @@ class PublishEngine {
 
   absl::Status Init(const runtime::SinkWriterContext& context);
   absl::Status RegisterMetrics(const runtime::SinkWriterContext& context);
-  absl::StatusOr<TopicPublisher*> AcquirePublisher(const TopicDestination& topic);
+  absl::StatusOr<TopicPublisher*> AcquirePublisher(
+      const TopicDestination& topic);
   // Waits (serving completions) until one more message of `bytes` fits.
   absl::Status WaitForRoom(int64_t bytes);
   // Waits until `done()` or the writer failed, failing the writer when no

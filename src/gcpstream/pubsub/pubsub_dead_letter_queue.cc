@@ -6,10 +6,8 @@
 #include <grpcpp/alarm.h>
 #include <grpcpp/client_context.h>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "gcpstream/base/backoff_policy.h"
 #include "gcpstream/base/dead_letter.h"
 #include "gcpstream/base/options.h"
@@ -55,31 +53,6 @@ struct PubSubDeadLetterQueue::TopicCheck {
   google::pubsub::v1::GetTopicRequest request;
   google::pubsub::v1::Topic response;
   std::optional<absl::Status> result;
-};
-
-// Counts gRPC callbacks (publish completions and retry alarms) that have not
-// run yet, so that Close() can wait until gRPC no longer touches a Call and
-// no callback posts to the mailbox afterwards.
-class PubSubDeadLetterQueue::CallbackTracker {
- public:
-  void Begin() {
-    absl::MutexLock lock(&mu_);
-    ++pending_;
-  }
-  void End() {
-    absl::MutexLock lock(&mu_);
-    --pending_;
-  }
-  void WaitForNone() {
-    absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(this, &CallbackTracker::None));
-  }
-
- private:
-  bool None() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return pending_ == 0; }
-
-  absl::Mutex mu_;
-  int pending_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 absl::Status CheckPubSubDeadLetterQueueOptions(

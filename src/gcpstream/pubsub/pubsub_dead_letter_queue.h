@@ -18,6 +18,7 @@
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/base/status_class.h"
+#include "gcpstream/pubsub/callback_tracker.h"
 #include "gcpstream/pubsub/publish_batcher.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
@@ -149,7 +150,6 @@ class PubSubDeadLetterQueue final : public DeadLetterQueue {
  private:
   struct Call;
   struct TopicCheck;
-  class CallbackTracker;
 
   absl::Status CheckOpen(const char* method) const;
   // NotFound when the service says the topic does not exist, else OK.

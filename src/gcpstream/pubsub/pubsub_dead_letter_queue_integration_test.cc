@@ -15,6 +15,7 @@
 #include "gcpstream/base/dead_letter.h"
 #include "gcpstream/emulators/provisioning.h"
 #include "gcpstream/pubsub/pubsub_dead_letter_queue.h"
+#include "gcpstream/pubsub/pubsub_emulator_test_util.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
 #include "gcpstream/testing/test_emulators.h"
@@ -25,9 +26,9 @@
 namespace gcpstream::pubsub {
 namespace {
 
+using ::gcpstream::pubsub::testing::PullMessages;
 using ::google::pubsub::v1::Publisher;
 using ::google::pubsub::v1::PubsubMessage;
-using ::google::pubsub::v1::Subscriber;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -75,37 +76,6 @@ class PubSubDeadLetterQueueIntegrationTest : public ::testing::Test {
     return *std::move(queue);
   }
 
-  // Pulls until `count` messages arrived (or attempts run out), acking them.
-  std::vector<PubsubMessage> Pull(const std::string& subscription,
-                                  size_t count) {
-    auto subscriber = Subscriber::NewStub(channel_);
-    const std::string name =
-        absl::StrCat("projects/", kProject, "/subscriptions/", subscription);
-    std::vector<PubsubMessage> received;
-    for (int attempt = 0; attempt < 50 && received.size() < count; ++attempt) {
-      grpc::ClientContext context;
-      context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
-      google::pubsub::v1::PullRequest pull;
-      pull.set_subscription(name);
-      pull.set_max_messages(100);
-      google::pubsub::v1::PullResponse pulled;
-      grpc::Status status = subscriber->Pull(&context, pull, &pulled);
-      if (!status.ok()) continue;
-      google::pubsub::v1::AcknowledgeRequest ack;
-      ack.set_subscription(name);
-      for (const auto& message : pulled.received_messages()) {
-        received.push_back(message.message());
-        ack.add_ack_ids(message.ack_id());
-      }
-      if (ack.ack_ids_size() > 0) {
-        grpc::ClientContext ack_context;
-        google::protobuf::Empty empty;
-        EXPECT_TRUE(subscriber->Acknowledge(&ack_context, ack, &empty).ok());
-      }
-    }
-    return received;
-  }
-
   std::shared_ptr<grpc::Channel> channel_;
   // The test thread stands in for the task thread.
   runtime::Mailbox mailbox_{std::make_shared<runtime::TaskSignal>()};
@@ -147,7 +117,8 @@ TEST_F(PubSubDeadLetterQueueIntegrationTest, FailuresArriveWithAttributes) {
   ASSERT_TRUE(flushed.ok()) << flushed;
   EXPECT_EQ(queue->outstanding(), 0);
 
-  std::vector<PubsubMessage> received = Pull("dead-sub", offered.size());
+  std::vector<PubsubMessage> received =
+      PullMessages(channel_, kProject, "dead-sub", offered.size());
   ASSERT_EQ(received.size(), offered.size());
   for (const PubsubMessage& message : received) {
     const auto& attributes = message.attributes();

@@ -59,9 +59,10 @@ class PubSubSink final : public runtime::Sink<T> {
   absl::StatusOr<std::unique_ptr<runtime::SinkWriter<T>>> CreateWriter(
       const runtime::SinkWriterContext& context) override {
     if (resolver_ == nullptr || !serializer_) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          options_.name, ": a Pub/Sub sink needs a topic or a resolver, and "
-                         "a serializer"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(options_.name,
+                       ": a Pub/Sub sink needs a topic or a resolver, and "
+                       "a serializer"));
     }
     std::unique_ptr<PublishEngine::Handler> handler;
     if (failure_handler_) {
@@ -73,8 +74,8 @@ class PubSubSink final : public runtime::Sink<T> {
     absl::StatusOr<std::unique_ptr<PublishEngine>> engine =
         PublishEngine::Create(options_, context, std::move(handler));
     if (!engine.ok()) return engine.status();
-    return std::make_unique<Writer>(resolver_, serializer_,
-                                    *std::move(engine), options_.name);
+    return std::make_unique<Writer>(resolver_, serializer_, *std::move(engine),
+                                    options_.name);
   }
 
  private:
@@ -87,8 +88,7 @@ class PubSubSink final : public runtime::Sink<T> {
           engine_(std::move(engine)),
           sink_name_(std::move(sink_name)) {}
 
-    absl::Status Write(const T& record,
-                       const WriterContext& context) override {
+    absl::Status Write(const T& record, const WriterContext& context) override {
       engine_->CountIn();
       absl::StatusOr<TopicDestination> topic =
           ResolveDestination(*resolver_, record, context, sink_name_);

@@ -15,10 +15,10 @@ absl::Status CheckTopicCreateOptions(const TopicCreateOptions& options) {
   if (options.message_retention.has_value() &&
       (*options.message_retention < absl::Minutes(10) ||
        *options.message_retention > absl::Hours(24 * 31))) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "option '", kMessageRetentionDurationKey,
-        "' must be between 10m and 31 days (744h), got ",
-        absl::FormatDuration(*options.message_retention)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("option '", kMessageRetentionDurationKey,
+                     "' must be between 10m and 31 days (744h), got ",
+                     absl::FormatDuration(*options.message_retention)));
   }
   if (!options.kms_key_name.empty() &&
       !absl::StartsWith(options.kms_key_name, "projects/")) {
@@ -35,8 +35,8 @@ absl::Status CheckTopicCreateOptions(const TopicCreateOptions& options) {
 
 absl::Status CheckPubSubSinkOptions(const PubSubSinkOptions& options) {
   absl::Status status = CheckPublishBatcherOptions(options.batching);
-  status.Update(AtLeastOne(kMaxInFlightMessagesKey,
-                           options.max_in_flight_messages));
+  status.Update(
+      AtLeastOne(kMaxInFlightMessagesKey, options.max_in_flight_messages));
   status.Update(AtLeastOne(kMaxInFlightBytesKey, options.max_in_flight_bytes));
   status.Update(CheckDurationOption(options.publish_progress_timeout,
                                     kPublishProgressTimeoutKey));
@@ -45,10 +45,10 @@ absl::Status CheckPubSubSinkOptions(const PubSubSinkOptions& options) {
                                       kDestinationIdleTimeoutKey));
   }
   if (options.max_active_publishers < 0) {
-    status.Update(absl::InvalidArgumentError(absl::StrCat(
-        "option '", kMaxActivePublishersKey,
-        "' must be 0 (no bound) or a positive count, got ",
-        options.max_active_publishers)));
+    status.Update(absl::InvalidArgumentError(
+        absl::StrCat("option '", kMaxActivePublishersKey,
+                     "' must be 0 (no bound) or a positive count, got ",
+                     options.max_active_publishers)));
   }
   status.Update(
       CheckDurationOption(options.shutdown_timeout, kShutdownTimeoutKey));

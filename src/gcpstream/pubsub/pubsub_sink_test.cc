@@ -174,31 +174,32 @@ TEST_F(PubSubSinkTest, InFlightCapsAreNeverExceeded) {
   // Server side: messages received and not yet answered, at most.
   auto outstanding = std::make_shared<std::atomic<int>>(0);
   auto peak = std::make_shared<std::atomic<int>>(0);
-  server_->SetDefault(
-      kPublish, [outstanding, peak, seed = std::make_shared<std::atomic<int>>(
-                                        0)](const google::protobuf::Message& m) {
-        const auto& request = static_cast<const PublishRequest&>(m);
-        const int now = outstanding->fetch_add(request.messages_size()) +
-                        request.messages_size();
-        int seen = peak->load();
-        while (now > seen && !peak->compare_exchange_weak(seen, now)) {
-        }
-        // The count drops when the reply is decided; the delay after it only
-        // makes the client wait longer, so the server's view never exceeds
-        // the client's.
-        outstanding->fetch_sub(request.messages_size());
-        return Delayed(absl::Milliseconds(seed->fetch_add(1) % 7),
-                       Acknowledge(request));
-      });
+  server_->SetDefault(kPublish, [outstanding, peak,
+                                 seed = std::make_shared<std::atomic<int>>(0)](
+                                    const google::protobuf::Message& m) {
+    const auto& request = static_cast<const PublishRequest&>(m);
+    const int now = outstanding->fetch_add(request.messages_size()) +
+                    request.messages_size();
+    int seen = peak->load();
+    while (now > seen && !peak->compare_exchange_weak(seen, now)) {
+    }
+    // The count drops when the reply is decided; the delay after it only
+    // makes the client wait longer, so the server's view never exceeds
+    // the client's.
+    outstanding->fetch_sub(request.messages_size());
+    return Delayed(absl::Milliseconds(seed->fetch_add(1) % 7),
+                   Acknowledge(request));
+  });
   auto writer = Writer(options);
   ASSERT_NE(writer, nullptr);
   std::mt19937 random(42);
   std::uniform_int_distribution<int> size(1, 900);
   for (int i = 0; i < 400; ++i) {
     ASSERT_TRUE(
-        task_.Write(*writer, {absl::StrCat("t", i % 3), "",
-                              std::string(static_cast<size_t>(size(random)),
-                                          'x')})
+        task_
+            .Write(*writer,
+                   {absl::StrCat("t", i % 3), "",
+                    std::string(static_cast<size_t>(size(random)), 'x')})
             .ok());
     EXPECT_LE(std::stoll(task_.Metric("in_flight_messages")), 7) << i;
     EXPECT_LE(std::stoll(task_.Metric("in_flight_bytes")), 3000) << i;
@@ -238,8 +239,8 @@ TEST_F(PubSubSinkTest, RefusedBatchRoutesOnlyMessagesRefusedAlone) {
   auto writer = Writer(options);
   ASSERT_NE(writer, nullptr);
   for (int i = 0; i < 10; ++i) {
-    const std::string data = (i == 3 || i == 7) ? absl::StrCat("bad", i)
-                                                : absl::StrCat("good", i);
+    const std::string data =
+        (i == 3 || i == 7) ? absl::StrCat("bad", i) : absl::StrCat("good", i);
     Order order{"orders", "", data};
     order.attributes = {{"source", "test"}};
     ASSERT_TRUE(task_.Write(*writer, order).ok());
@@ -325,8 +326,8 @@ TEST_F(PubSubSinkTest, PermissionDeniedFailsTheJob) {
 }
 
 TEST_F(PubSubSinkTest, MissingTopicIsCreatedWithCreateOptionsAndRepublished) {
-  server_->Enqueue(kPublish,
-                   Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
+  server_->Enqueue(
+      kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
   server_->Enqueue(kCreateTopic,
                    Typed<Topic>([](const Topic& t) { return Respond(t); }));
   PubSubSinkOptions options = Options();
@@ -357,8 +358,8 @@ TEST_F(PubSubSinkTest, MissingTopicIsCreatedWithCreateOptionsAndRepublished) {
 }
 
 TEST_F(PubSubSinkTest, AlreadyExistsOnCreateCountsAsSuccess) {
-  server_->Enqueue(kPublish,
-                   Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
+  server_->Enqueue(
+      kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
   server_->Enqueue(kCreateTopic,
                    Always(Fail(grpc::StatusCode::ALREADY_EXISTS, "exists")));
   auto writer = Writer(Options());
@@ -371,8 +372,8 @@ TEST_F(PubSubSinkTest, AlreadyExistsOnCreateCountsAsSuccess) {
 }
 
 TEST_F(PubSubSinkTest, CreateNeverFailsNamingTheOption) {
-  server_->SetDefault(kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND,
-                                            "Topic not found")));
+  server_->SetDefault(
+      kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
   PubSubSinkOptions options = Options();
   options.create_disposition = CreateDisposition::kCreateNever;
   auto writer = Writer(options);
@@ -405,27 +406,28 @@ TEST_F(PubSubSinkTest, OrderingKeepsOneBatchPerKeyAndOrderAcrossRetries) {
     int calls = 0;
   };
   auto seen = std::make_shared<Seen>();
-  server_->SetDefault(kPublish, Typed<PublishRequest>([seen](
-                                                          const auto& request) {
-    absl::MutexLock lock(&seen->mu);
-    const std::string& key = request.messages(0).ordering_key();
-    for (const auto& message : request.messages()) {
-      EXPECT_EQ(message.ordering_key(), key);  // One key per request.
-    }
-    const int now = ++seen->outstanding[key];
-    seen->max_outstanding = std::max(seen->max_outstanding, now);
-    // Every fifth call fails transiently: the retry must come before the
-    // key's next batch.
-    if (++seen->calls % 5 == 0) {
-      --seen->outstanding[key];
-      return Fail(grpc::StatusCode::UNAVAILABLE, "flaky");
-    }
-    for (const auto& message : request.messages()) {
-      seen->accepted[key].push_back(message.data());
-    }
-    --seen->outstanding[key];
-    return Delayed(absl::Milliseconds(seen->calls % 3), Acknowledge(request));
-  }));
+  server_->SetDefault(
+      kPublish, Typed<PublishRequest>([seen](const auto& request) {
+        absl::MutexLock lock(&seen->mu);
+        const std::string& key = request.messages(0).ordering_key();
+        for (const auto& message : request.messages()) {
+          EXPECT_EQ(message.ordering_key(), key);  // One key per request.
+        }
+        const int now = ++seen->outstanding[key];
+        seen->max_outstanding = std::max(seen->max_outstanding, now);
+        // Every fifth call fails transiently: the retry must come before the
+        // key's next batch.
+        if (++seen->calls % 5 == 0) {
+          --seen->outstanding[key];
+          return Fail(grpc::StatusCode::UNAVAILABLE, "flaky");
+        }
+        for (const auto& message : request.messages()) {
+          seen->accepted[key].push_back(message.data());
+        }
+        --seen->outstanding[key];
+        return Delayed(absl::Milliseconds(seen->calls % 3),
+                       Acknowledge(request));
+      }));
   PubSubSinkOptions options = Options();
   options.enable_message_ordering = true;
   options.batching.max_messages = 4;
@@ -443,7 +445,8 @@ TEST_F(PubSubSinkTest, OrderingKeepsOneBatchPerKeyAndOrderAcrossRetries) {
   for (int k = 0; k < 6; ++k) {
     const std::string key = absl::StrCat("k", k);
     std::vector<std::string> expected;
-    for (int i = k; i < 300; i += 6) expected.push_back(absl::StrCat(key, ":", i));
+    for (int i = k; i < 300; i += 6)
+      expected.push_back(absl::StrCat(key, ":", i));
     EXPECT_EQ(seen->accepted[key], expected) << key;
   }
   writer->Close();
@@ -465,7 +468,8 @@ TEST_F(PubSubSinkTest, OrderedKeyIsConfirmedInOrderAfterARefusedBatch) {
   auto writer = Writer(options);
   ASSERT_NE(writer, nullptr);
   for (int i = 0; i < 8; ++i) {
-    ASSERT_TRUE(task_.Write(*writer, {"orders", "k", absl::StrCat("k:", i)}).ok());
+    ASSERT_TRUE(
+        task_.Write(*writer, {"orders", "k", absl::StrCat("k:", i)}).ok());
   }
   ASSERT_TRUE(writer->Flush(false).ok());
   ASSERT_EQ(failures_->size(), 1U);

@@ -29,27 +29,29 @@ struct Order {
 };
 
 inline MessageSerializer<Order> OrderSerializer() {
-  return [](const Order& order, const WriterContext&)
-             -> absl::StatusOr<std::optional<PubsubMessage>> {
-    if (order.data == "skip") return std::nullopt;
-    if (order.data == "broken") {
-      return absl::InvalidArgumentError("field 'amount' is missing");
-    }
-    PubsubMessage message;
-    message.set_data(order.data);
-    message.set_ordering_key(order.key);
-    for (const auto& [key, value] : order.attributes) {
-      (*message.mutable_attributes())[key] = value;
-    }
-    return std::optional<PubsubMessage>(std::move(message));
-  };
+  return
+      [](const Order& order,
+         const WriterContext&) -> absl::StatusOr<std::optional<PubsubMessage>> {
+        if (order.data == "skip") return std::nullopt;
+        if (order.data == "broken") {
+          return absl::InvalidArgumentError("field 'amount' is missing");
+        }
+        PubsubMessage message;
+        message.set_data(order.data);
+        message.set_ordering_key(order.key);
+        for (const auto& [key, value] : order.attributes) {
+          (*message.mutable_attributes())[key] = value;
+        }
+        return std::optional<PubsubMessage>(std::move(message));
+      };
 }
 
 inline std::shared_ptr<DestinationResolver<Order, TopicDestination>>
 OrderTopicResolver(std::string project) {
   return MakeResolver<Order, TopicDestination>(
-      [project = std::move(project)](const Order& order, const WriterContext&)
-          -> absl::StatusOr<TopicDestination> {
+      [project = std::move(project)](
+          const Order& order,
+          const WriterContext&) -> absl::StatusOr<TopicDestination> {
         TopicDestination topic;
         topic.project = project;
         topic.topic = order.topic;

@@ -55,7 +55,8 @@ void TopicPublisher::Close(Lane& lane, const std::string& ordering_key) {
   lane.closed.push_back(std::move(batch));
 }
 
-void TopicPublisher::CloseBatches(bool all, std::vector<PublishBatch>& to_send) {
+void TopicPublisher::CloseBatches(bool all,
+                                  std::vector<PublishBatch>& to_send) {
   std::vector<std::string> keys;
   for (auto& [key, lane] : lanes_) {
     if (all || lane.open.Due()) Close(lane, key);

@@ -80,7 +80,9 @@ class TopicPublisher {
   absl::Time NextDeadline() const;
 
   // Nothing batched, in flight or parked: releasing loses nothing.
-  bool IsClean() const { return lanes_.empty() && state_ != TopicState::kCreating; }
+  bool IsClean() const {
+    return lanes_.empty() && state_ != TopicState::kCreating;
+  }
 
   // Waits, up to shutdown-timeout, until gRPC returned every callback of
   // this topic's calls; DeadlineExceeded (naming the option) otherwise.
@@ -107,7 +109,8 @@ class TopicPublisher {
   static void Close(Lane& lane, const std::string& ordering_key);
   // Moves the lane's closed batches that may go now into `to_send`, and
   // forgets the lane when it holds nothing.
-  void Pump(const std::string& ordering_key, std::vector<PublishBatch>& to_send);
+  void Pump(const std::string& ordering_key,
+            std::vector<PublishBatch>& to_send);
 
   const TopicDestination topic_;
   const std::string topic_name_;
