@@ -11,6 +11,7 @@
 #include "gcpstream/base/backoff_policy.h"
 #include "gcpstream/base/dead_letter.h"
 #include "gcpstream/base/options.h"
+#include "gcpstream/pubsub/pubsub_message.h"
 
 namespace gcpstream::pubsub {
 namespace {
@@ -69,7 +70,7 @@ absl::Status CheckPubSubDeadLetterQueueOptions(
   }
   if (options.max_outstanding_messages < -1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("option '", kMaxOutstandingMessagesKey,
+        absl::StrCat("option '", kMaxOutstandingKey,
                      "' must be >= 0, or -1 for no bound, got ",
                      options.max_outstanding_messages));
   }
@@ -129,10 +130,21 @@ PubsubMessage PubSubDeadLetterQueue::ToMessage(const FailedElement& failure) {
     attributes[key] = std::move(value);
   }
   // The dlq-* attributes win a collision: consumers rely on them describing
-  // this failure, not whatever the original record happened to carry.
+  // this failure, not whatever the original record happened to carry. An
+  // original attribute the service would refuse is left out rather than
+  // fail the whole dead-letter publish; one slot stays free to say so.
+  int dropped = 0;
   for (const auto& [key, value] : failure.attributes) {
-    if (attributes.count(key) == 0) attributes[key] = value;
+    if (attributes.count(key) != 0) continue;
+    if (key.size() > kMaxAttributeKeyBytes ||
+        value.size() > kMaxAttributeValueBytes ||
+        attributes.size() + 1 >= kMaxAttributesPerMessage) {
+      ++dropped;
+      continue;
+    }
+    attributes[key] = value;
   }
+  if (dropped > 0) attributes[kDlqAttributesDropped] = absl::StrCat(dropped);
   return message;
 }
 
@@ -300,6 +312,8 @@ void PubSubDeadLetterQueue::StartAttempt(Call& call) {
   call.context->set_deadline(
       absl::ToChronoTime(absl::Now() + std::clamp(budget, absl::Milliseconds(1),
                                                   kAttemptTimeout)));
+  call.context->AddMetadata("x-goog-request-params",
+                            absl::StrCat("topic=", topic_name_));
   call.response.Clear();
   tracker_->Begin();
   // The callback runs on a gRPC thread: it only posts the result to the

@@ -28,7 +28,10 @@ namespace gcpstream::pubsub {
 // Option keys.
 inline constexpr char kDlqProjectKey[] = "project";
 inline constexpr char kDlqTopicKey[] = "topic";
-inline constexpr char kMaxOutstandingMessagesKey[] = "max-outstanding-messages";
+inline constexpr char kMaxOutstandingKey[] = "max-outstanding";
+// Added when original attributes had to be left out to stay within
+// Pub/Sub's attribute limits: how many were.
+inline constexpr char kDlqAttributesDropped[] = "dlq-attributes-dropped";
 inline constexpr char kFlushTimeoutKey[] = "flush-timeout";
 
 // How the dead-letter queue classifies the status of a Publish call. The
@@ -51,7 +54,7 @@ struct PubSubDeadLetterQueueOptions {
   // project, topic: the dead-letter topic, which must already exist.
   std::string project;
   std::string topic;
-  // max-outstanding-messages: failures offered but not yet acknowledged by
+  // max-outstanding: failures offered but not yet acknowledged by
   // the service. Offer() waits (yielding to the mailbox, never blocking
   // completions) while more are outstanding, so memory stays bounded during
   // a flood of refusals. 0 writes through (each Offer waits for its own
@@ -82,7 +85,9 @@ absl::Status CheckPubSubDeadLetterQueueOptions(
 // A dead-letter queue that publishes each failure to one existing Pub/Sub
 // topic: the message data is the failure's payload (empty when it has none)
 // and its attributes are the dlq-* attributes (DeadLetterAttributes) plus
-// the failure's original attributes whose keys do not collide with them.
+// the failure's original attributes whose keys do not collide with them and
+// that fit Pub/Sub's limits (100 attributes, 256-byte keys, 1024-byte
+// values); the others are left out and counted in dlq-attributes-dropped.
 //
 // Threading: every method runs on the writer's task thread. Publishes use
 // gRPC's callback API; a completion only posts a mail to `executor`, and the
@@ -90,7 +95,7 @@ absl::Status CheckPubSubDeadLetterQueueOptions(
 // yield, e.g. inside Flush()). Retry backoff waits on a gRPC alarm whose
 // callback also only posts a mail. So the task thread never blocks on the
 // network except where it must wait: Flush(), and Offer() above
-// max-outstanding-messages.
+// max-outstanding.
 //
 // Delivery: at-least-once. Flush() returns OK once every offered failure is
 // acknowledged; a replay after a restart may publish a failure again.

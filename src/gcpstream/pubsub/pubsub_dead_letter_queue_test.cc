@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gcpstream/base/dead_letter.h"
+#include "gcpstream/pubsub/pubsub_message.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
 #include "gcpstream/testing/scripted_server.h"
@@ -27,6 +28,7 @@ using ::gcpstream::testing::Respond;
 using ::gcpstream::testing::ScriptedServer;
 using ::google::pubsub::v1::PublishRequest;
 using ::google::pubsub::v1::PublishResponse;
+using ::google::pubsub::v1::PubsubMessage;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -104,6 +106,19 @@ class PubSubDeadLetterQueueTest : public ::testing::Test {
   runtime::MailboxExecutor executor_{&mailbox_};
   MetricsRegistry registry_;
 };
+
+TEST(PubSubDeadLetterQueueMessageTest, OriginalAttributesStayWithinLimits) {
+  FailedElement failure = Failure("row");
+  for (int i = 0; i < 150; ++i) failure.attributes[absl::StrCat("k", i)] = "v";
+  failure.attributes[std::string(300, 'k')] = "long key";
+  failure.attributes["long-value"] = std::string(2000, 'v');
+  PubsubMessage message = PubSubDeadLetterQueue::ToMessage(failure);
+  EXPECT_EQ(message.attributes_size(), 100);
+  EXPECT_TRUE(CheckMessageLimits(message).ok());
+  const int kept = 99 - static_cast<int>(DeadLetterAttributes(failure).size());
+  EXPECT_EQ(message.attributes().at("dlq-attributes-dropped"),
+            absl::StrCat(152 - kept));
+}
 
 TEST_F(PubSubDeadLetterQueueTest, PublishesPayloadAndDeadLetterAttributes) {
   auto queue = OpenQueue(Options());
@@ -382,7 +397,7 @@ TEST(PubSubDeadLetterQueueOptionsTest, ErrorsNameTheKey) {
   EXPECT_THAT(with([](auto& o) { o.topic = "a/b"; }), HasSubstr("topic"));
   EXPECT_THAT(with([](auto& o) { o.project = ""; }), HasSubstr("project"));
   EXPECT_THAT(with([](auto& o) { o.max_outstanding_messages = -2; }),
-              HasSubstr("max-outstanding-messages"));
+              HasSubstr("max-outstanding"));
   EXPECT_THAT(with([](auto& o) { o.flush_timeout = absl::ZeroDuration(); }),
               HasSubstr("flush-timeout"));
   EXPECT_THAT(with([](auto& o) { o.batching.max_messages = 1001; }),

@@ -1,6 +1,6 @@
 # Pub/Sub sink targets.
 gcpstream_add_library(pubsub_sink
-  SOURCES publish_engine.cc pubsub_message.cc pubsub_sink_options.cc
+  SOURCES publish_engine.cc pubsub_sink_options.cc
           topic_publisher.cc
   DEPS gcpstream::pubsub gcpstream::base gcpstream::runtime gcpstream::auth
        gcpstream::googleapis gRPC::grpc++ protobuf::libprotobuf absl::status

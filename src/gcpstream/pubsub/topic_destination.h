@@ -2,6 +2,7 @@
 #define GCPSTREAM_PUBSUB_TOPIC_DESTINATION_H_
 
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gcpstream/base/destination.h"
@@ -10,6 +11,10 @@ namespace gcpstream::pubsub {
 
 // A Pub/Sub topic a sink publishes to; one publisher per active topic.
 struct TopicDestination : DestinationIdentity<TopicDestination> {
+  TopicDestination() = default;
+  TopicDestination(std::string project_id, std::string topic_id)
+      : project(std::move(project_id)), topic(std::move(topic_id)) {}
+
   std::string project;
   std::string topic;
 
