@@ -1,0 +1,354 @@
+#include "gcpstream/spanner/schema_catalog.h"
+
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace gcpstream::spanner {
+namespace {
+
+using ::google::spanner::v1::ResultSet;
+
+std::optional<TypeCode> ScalarGoogleSql(absl::string_view s) {
+  if (s == "BOOL") return TypeCode::kBool;
+  if (s == "INT64") return TypeCode::kInt64;
+  if (s == "FLOAT32") return TypeCode::kFloat32;
+  if (s == "FLOAT64") return TypeCode::kFloat64;
+  if (s == "NUMERIC") return TypeCode::kNumeric;
+  if (absl::StartsWith(s, "STRING")) return TypeCode::kString;
+  if (absl::StartsWith(s, "BYTES")) return TypeCode::kBytes;
+  if (s == "DATE") return TypeCode::kDate;
+  if (s == "TIMESTAMP") return TypeCode::kTimestamp;
+  if (s == "JSON") return TypeCode::kJson;
+  return std::nullopt;
+}
+
+std::optional<TypeCode> ScalarPostgreSql(absl::string_view s) {
+  if (s == "boolean") return TypeCode::kBool;
+  if (s == "bigint") return TypeCode::kInt64;
+  if (s == "real") return TypeCode::kFloat32;
+  if (s == "double precision") return TypeCode::kFloat64;
+  if (s == "numeric") return TypeCode::kNumeric;
+  if (absl::StartsWith(s, "character varying") || s == "text") {
+    return TypeCode::kString;
+  }
+  if (s == "bytea") return TypeCode::kBytes;
+  if (s == "date") return TypeCode::kDate;
+  if (s == "timestamp with time zone") return TypeCode::kTimestamp;
+  if (s == "jsonb") return TypeCode::kJson;
+  return std::nullopt;
+}
+
+std::string Key(absl::string_view schema, absl::string_view table) {
+  return absl::AsciiStrToLower(absl::StrCat(schema, ".", table));
+}
+
+// The string cell of `row` at `i` (empty for NULL).
+std::string Cell(const google::protobuf::ListValue& row, int i) {
+  if (i >= row.values_size()) return "";
+  return row.values(i).string_value();
+}
+
+bool FitsWithoutConversion(TypeCode value, TypeCode column) {
+  return value == column;
+}
+
+}  // namespace
+
+ColumnType ParseSpannerType(absl::string_view spelling, Dialect dialect) {
+  ColumnType type;
+  type.spelling = std::string(spelling);
+  absl::string_view s = absl::StripAsciiWhitespace(spelling);
+  if (dialect == Dialect::kGoogleSql) {
+    if (absl::ConsumePrefix(&s, "ARRAY<") && absl::ConsumeSuffix(&s, ">")) {
+      type.code = TypeCode::kArray;
+      type.element = ScalarGoogleSql(s);
+      type.supported = type.element.has_value();
+      return type;
+    }
+    std::optional<TypeCode> scalar = ScalarGoogleSql(s);
+    type.supported = scalar.has_value();
+    if (scalar.has_value()) type.code = *scalar;
+    return type;
+  }
+  std::string lower = absl::AsciiStrToLower(s);
+  absl::string_view l = lower;
+  if (absl::ConsumeSuffix(&l, "[]")) {
+    type.code = TypeCode::kArray;
+    type.element = ScalarPostgreSql(l);
+    type.supported = type.element.has_value();
+    return type;
+  }
+  std::optional<TypeCode> scalar = ScalarPostgreSql(l);
+  type.supported = scalar.has_value();
+  if (scalar.has_value()) type.code = *scalar;
+  return type;
+}
+
+const ColumnInfo* TableSchema::Find(absl::string_view column) const {
+  for (const ColumnInfo& info : columns) {
+    if (absl::EqualsIgnoreCase(info.name, column)) return &info;
+  }
+  return nullptr;
+}
+
+std::string TableSchema::QualifiedName() const {
+  return schema.empty() || schema == "public" ? name
+                                              : absl::StrCat(schema, ".", name);
+}
+
+std::string SchemaCatalog::ColumnsQuery(Dialect dialect) {
+  // Spanner's own schemas hold no user tables.
+  if (dialect == Dialect::kGoogleSql) {
+    return "SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, SPANNER_TYPE, "
+           "IS_NULLABLE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA "
+           "NOT IN ('INFORMATION_SCHEMA', 'SPANNER_SYS') ORDER BY "
+           "TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION";
+  }
+  return "SELECT table_schema, table_name, column_name, spanner_type, "
+         "is_nullable FROM information_schema.columns WHERE table_schema "
+         "NOT IN ('information_schema', 'spanner_sys', 'pg_catalog') ORDER BY "
+         "table_schema, table_name, ordinal_position";
+}
+
+std::string SchemaCatalog::IndexColumnsQuery(Dialect dialect) {
+  if (dialect == Dialect::kGoogleSql) {
+    return "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, INDEX_TYPE, "
+           "COLUMN_NAME, CAST(ORDINAL_POSITION AS STRING) FROM "
+           "INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA NOT IN "
+           "('INFORMATION_SCHEMA', 'SPANNER_SYS')";
+  }
+  return "SELECT table_schema, table_name, index_name, index_type, "
+         "column_name, CAST(ordinal_position AS varchar) FROM "
+         "information_schema.index_columns WHERE table_schema NOT IN "
+         "('information_schema', 'spanner_sys', 'pg_catalog')";
+}
+
+absl::StatusOr<SchemaCatalog> SchemaCatalog::FromResults(
+    Dialect dialect, const ResultSet& columns, const ResultSet& index_columns) {
+  SchemaCatalog catalog(dialect);
+  for (const auto& row : columns.rows()) {
+    const std::string schema = Cell(row, 0);
+    const std::string table = Cell(row, 1);
+    TableSchema& t = catalog.tables_[Key(schema, table)];
+    t.schema = schema;
+    t.name = table;
+    ColumnInfo column;
+    column.name = Cell(row, 2);
+    column.type = ParseSpannerType(Cell(row, 3), dialect);
+    column.nullable = absl::EqualsIgnoreCase(Cell(row, 4), "YES");
+    t.columns.push_back(std::move(column));
+  }
+  // Index name -> counted once per table for deletes.
+  absl::flat_hash_map<std::string, bool> seen_index;
+  std::vector<std::pair<int, std::string>> key_parts;
+  for (const auto& row : index_columns.rows()) {
+    auto it = catalog.tables_.find(Key(Cell(row, 0), Cell(row, 1)));
+    if (it == catalog.tables_.end()) continue;
+    TableSchema& table = it->second;
+    const std::string index_type = absl::AsciiStrToUpper(Cell(row, 3));
+    ColumnInfo* column = nullptr;
+    for (ColumnInfo& c : table.columns) {
+      if (c.name == Cell(row, 4)) column = &c;
+    }
+    if (column == nullptr) continue;
+    if (index_type == "PRIMARY_KEY") {
+      int position = 0;
+      if (!absl::SimpleAtoi(Cell(row, 5), &position)) continue;
+      const int column_index = static_cast<int>(column - table.columns.data());
+      if (static_cast<int>(table.primary_key.size()) < position) {
+        table.primary_key.resize(position, -1);
+      }
+      table.primary_key[position - 1] = column_index;
+      continue;
+    }
+    ++column->index_count;
+    if (!seen_index[absl::StrCat(it->first, "/", Cell(row, 2))]) {
+      seen_index[absl::StrCat(it->first, "/", Cell(row, 2))] = true;
+      ++table.secondary_indexes;
+    }
+  }
+  for (auto& [key, table] : catalog.tables_) {
+    for (int part : table.primary_key) {
+      if (part < 0) {
+        return absl::InternalError(absl::StrCat(
+            "spanner schema: the primary key of ", table.QualifiedName(),
+            " has a gap in INFORMATION_SCHEMA.INDEX_COLUMNS"));
+      }
+    }
+  }
+  return catalog;
+}
+
+const TableSchema* SchemaCatalog::FindTable(absl::string_view name) const {
+  const std::string default_schema =
+      dialect_ == Dialect::kGoogleSql ? "" : "public";
+  const size_t dot = name.find('.');
+  const std::string key = dot == absl::string_view::npos
+                              ? Key(default_schema, name)
+                              : Key(name.substr(0, dot), name.substr(dot + 1));
+  auto it = tables_.find(key);
+  return it == tables_.end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<google::protobuf::Value> EncodeForColumn(
+    const Value& value, const ColumnType& type, absl::string_view where) {
+  auto mismatch = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " is ", type.spelling, "; cannot write ", what, " to it"));
+  };
+  if (!type.supported) {
+    return mismatch("a value (gcpstream does not write this column type)");
+  }
+  if (value.is_null()) return value.ToProto();
+  const TypeCode value_type = *value.type();
+  if (std::holds_alternative<Value::CommitTimestamp>(value.data()) &&
+      type.code != TypeCode::kTimestamp) {
+    return mismatch("the commit timestamp");
+  }
+  if (type.code == TypeCode::kArray) {
+    const auto* elements = std::get_if<Value::Array>(&value.data());
+    if (elements == nullptr) {
+      return mismatch(absl::StrCat("a ", TypeCodeName(value_type)));
+    }
+    google::protobuf::Value out;
+    auto& list = *out.mutable_list_value();
+    ColumnType element_type;
+    element_type.code = *type.element;
+    element_type.spelling = TypeCodeName(*type.element);
+    for (size_t i = 0; i < elements->size(); ++i) {
+      if ((*elements)[i].type() == TypeCode::kArray) {
+        return mismatch("an array of arrays");
+      }
+      absl::StatusOr<google::protobuf::Value> element = EncodeForColumn(
+          (*elements)[i], element_type, absl::StrCat(where, "[", i, "]"));
+      if (!element.ok()) return element.status();
+      *list.add_values() = *std::move(element);
+    }
+    return out;
+  }
+  if (FitsWithoutConversion(value_type, type.code)) return value.ToProto();
+  if (const auto* i = std::get_if<int64_t>(&value.data())) {
+    if (type.code == TypeCode::kFloat64) {
+      return Value::Float64(static_cast<double>(*i)).ToProto();
+    }
+    if (type.code == TypeCode::kFloat32) {
+      return Value::Float32(static_cast<float>(*i)).ToProto();
+    }
+    if (type.code == TypeCode::kNumeric) {
+      return Value::NumericValue(absl::StrCat(*i)).ToProto();
+    }
+  }
+  if (const auto* f = std::get_if<float>(&value.data());
+      f != nullptr && type.code == TypeCode::kFloat64) {
+    return Value::Float64(static_cast<double>(*f)).ToProto();
+  }
+  return mismatch(absl::StrCat("a ", TypeCodeName(value_type)));
+}
+
+absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
+    const Mutation& mutation) const {
+  const TableSchema* table = FindTable(mutation.table());
+  if (table == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "table '", mutation.table(),
+        "' is not in the database (INFORMATION_SCHEMA, read when the writer "
+        "opened); check the table name, or restart the job after the DDL"));
+  }
+  EncodedMutation out;
+  if (mutation.operation() == Operation::kDelete) {
+    auto& del = *out.proto.mutable_delete_();
+    del.set_table(table->QualifiedName());
+    if (mutation.keys().empty() && mutation.ranges().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a delete of ", table->QualifiedName(), " names no key or range"));
+    }
+    auto encode_key = [&](const std::vector<Value>& key, bool prefix_ok,
+                          google::protobuf::ListValue& into) -> absl::Status {
+      if (key.size() > table->primary_key.size() ||
+          (!prefix_ok && key.size() != table->primary_key.size())) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "a key of ", table->QualifiedName(), " has ", key.size(),
+            " parts; the primary key has ", table->primary_key.size()));
+      }
+      for (size_t i = 0; i < key.size(); ++i) {
+        const ColumnInfo& column = table->columns[table->primary_key[i]];
+        absl::StatusOr<google::protobuf::Value> part =
+            EncodeForColumn(key[i], column.type,
+                            absl::StrCat("key column ", table->QualifiedName(),
+                                         ".", column.name));
+        if (!part.ok()) return part.status();
+        *into.add_values() = *std::move(part);
+      }
+      return absl::OkStatus();
+    };
+    for (const auto& key : mutation.keys()) {
+      if (absl::Status s =
+              encode_key(key, false, *del.mutable_key_set()->add_keys());
+          !s.ok()) {
+        return s;
+      }
+    }
+    for (const KeyRange& range : mutation.ranges()) {
+      auto& r = *del.mutable_key_set()->add_ranges();
+      absl::Status s = encode_key(range.start, true,
+                                  range.start_closed ? *r.mutable_start_closed()
+                                                     : *r.mutable_start_open());
+      s.Update(encode_key(
+          range.end, true,
+          range.end_closed ? *r.mutable_end_closed() : *r.mutable_end_open()));
+      if (!s.ok()) return s;
+    }
+    const int64_t entries =
+        static_cast<int64_t>(mutation.keys().size() + mutation.ranges().size());
+    out.cells = entries * (1 + table->secondary_indexes);
+    out.bytes = static_cast<int64_t>(out.proto.ByteSizeLong());
+    return out;
+  }
+  google::spanner::v1::Mutation::Write* write = nullptr;
+  switch (mutation.operation()) {
+    case Operation::kInsert:
+      write = out.proto.mutable_insert();
+      break;
+    case Operation::kUpdate:
+      write = out.proto.mutable_update();
+      break;
+    case Operation::kInsertOrUpdate:
+      write = out.proto.mutable_insert_or_update();
+      break;
+    case Operation::kReplace:
+    case Operation::kDelete:  // Handled above.
+      write = out.proto.mutable_replace();
+      break;
+  }
+  write->set_table(table->QualifiedName());
+  if (mutation.columns().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a ", OperationName(mutation.operation()), " of ",
+                     table->QualifiedName(), " sets no column"));
+  }
+  auto& row = *write->add_values();
+  for (size_t i = 0; i < mutation.columns().size(); ++i) {
+    const ColumnInfo* column = table->Find(mutation.columns()[i]);
+    if (column == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("column '", mutation.columns()[i], "' is not in table ",
+                       table->QualifiedName()));
+    }
+    absl::StatusOr<google::protobuf::Value> value = EncodeForColumn(
+        mutation.values()[i], column->type,
+        absl::StrCat("column ", table->QualifiedName(), ".", column->name));
+    if (!value.ok()) return value.status();
+    write->add_columns(column->name);
+    *row.add_values() = *std::move(value);
+    out.cells += 1 + column->index_count;
+  }
+  out.bytes = static_cast<int64_t>(out.proto.ByteSizeLong());
+  return out;
+}
+
+}  // namespace gcpstream::spanner

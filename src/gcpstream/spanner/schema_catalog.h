@@ -1,0 +1,108 @@
+#ifndef GCPSTREAM_SPANNER_SCHEMA_CATALOG_H_
+#define GCPSTREAM_SPANNER_SCHEMA_CATALOG_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "gcpstream/spanner/spanner_mutation.h"
+#include "gcpstream/spanner/spanner_value.h"
+#include "google/spanner/v1/mutation.pb.h"
+#include "google/spanner/v1/result_set.pb.h"
+
+namespace gcpstream::spanner {
+
+enum class Dialect { kGoogleSql, kPostgreSql };
+
+// A column's type as INFORMATION_SCHEMA.COLUMNS.SPANNER_TYPE spells it, in
+// either dialect ("STRING(MAX)", "ARRAY<INT64>", "character varying(20)",
+// "bigint[]", ...). `supported` is false for types a mutation cannot be
+// checked against (PROTO, ENUM, TOKENLIST, ...): writing them is refused.
+struct ColumnType {
+  TypeCode code = TypeCode::kString;
+  std::optional<TypeCode> element;  // For kArray.
+  bool supported = true;
+  std::string spelling;
+};
+
+ColumnType ParseSpannerType(absl::string_view spelling, Dialect dialect);
+
+struct ColumnInfo {
+  std::string name;
+  ColumnType type;
+  bool nullable = true;
+  // Secondary indexes holding this column (as key or STORING): each write
+  // of the column also writes one index entry.
+  int index_count = 0;
+};
+
+struct TableSchema {
+  std::string schema;  // "" (GoogleSQL default) or "public" (PostgreSQL).
+  std::string name;
+  std::vector<ColumnInfo> columns;
+  std::vector<int> primary_key;  // Indexes into `columns`, in key order.
+  int secondary_indexes = 0;
+
+  const ColumnInfo* Find(absl::string_view column) const;
+  std::string QualifiedName() const;
+};
+
+// A mutation in wire form with its weight against the batch limits.
+struct EncodedMutation {
+  google::spanner::v1::Mutation proto;
+  // One per written column plus one per index entry it writes; a delete
+  // costs one per key or range plus one per secondary index of the table.
+  int64_t cells = 0;
+  int64_t bytes = 0;  // Serialized size of `proto`.
+};
+
+// The tables of one database, read once when a writer opens.
+class SchemaCatalog {
+ public:
+  // The queries that feed FromResults, in the dialect's spelling.
+  static std::string ColumnsQuery(Dialect dialect);
+  static std::string IndexColumnsQuery(Dialect dialect);
+
+  // `columns`: rows of ColumnsQuery (schema, table, column, spanner_type,
+  // is_nullable); `index_columns`: rows of IndexColumnsQuery (schema,
+  // table, index name, index type, column, ordinal position).
+  static absl::StatusOr<SchemaCatalog> FromResults(
+      Dialect dialect, const google::spanner::v1::ResultSet& columns,
+      const google::spanner::v1::ResultSet& index_columns);
+
+  // The table a mutation names: "Orders" in the default schema, or
+  // "sales.Orders". Names match case-insensitively, as unquoted
+  // identifiers do in both dialects.
+  const TableSchema* FindTable(absl::string_view name) const;
+
+  // Checks every value against its column's type and encodes the mutation.
+  // InvalidArgument (naming table, column, column type and value type) for
+  // an unknown table or column, a value of the wrong type, a NULL key part,
+  // a commit timestamp outside a TIMESTAMP column, or a delete without keys.
+  absl::StatusOr<EncodedMutation> Encode(const Mutation& mutation) const;
+
+  Dialect dialect() const { return dialect_; }
+  size_t table_count() const { return tables_.size(); }
+
+ private:
+  explicit SchemaCatalog(Dialect dialect) : dialect_(dialect) {}
+
+  Dialect dialect_;
+  // Keyed by lower-case "schema.table" with the default schema written "".
+  absl::flat_hash_map<std::string, TableSchema> tables_;
+};
+
+// The value's wire encoding for a column of `type`, widening INT64 to
+// FLOAT32/FLOAT64/NUMERIC and FLOAT32 to FLOAT64 as Spanner would; an
+// InvalidArgument naming `where` when the value does not fit.
+absl::StatusOr<google::protobuf::Value> EncodeForColumn(
+    const Value& value, const ColumnType& type, absl::string_view where);
+
+}  // namespace gcpstream::spanner
+
+#endif  // GCPSTREAM_SPANNER_SCHEMA_CATALOG_H_
