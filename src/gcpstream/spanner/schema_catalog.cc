@@ -254,7 +254,7 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
     const Mutation& mutation) const {
   const TableSchema* table = FindTable(mutation.table());
   if (table == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
+    return absl::NotFoundError(absl::StrCat(
         "table '", mutation.table(),
         "' is not in the database (INFORMATION_SCHEMA, read when the writer "
         "opened); check the table name, or restart the job after the DDL"));
@@ -335,9 +335,10 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
   for (size_t i = 0; i < mutation.columns().size(); ++i) {
     const ColumnInfo* column = table->Find(mutation.columns()[i]);
     if (column == nullptr) {
-      return absl::InvalidArgumentError(
+      return absl::NotFoundError(
           absl::StrCat("column '", mutation.columns()[i], "' is not in table ",
-                       table->QualifiedName()));
+                       table->QualifiedName(),
+                       " (INFORMATION_SCHEMA, read when the writer opened)"));
     }
     absl::StatusOr<google::protobuf::Value> value = EncodeForColumn(
         mutation.values()[i], column->type,

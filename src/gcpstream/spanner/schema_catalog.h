@@ -81,9 +81,11 @@ class SchemaCatalog {
   const TableSchema* FindTable(absl::string_view name) const;
 
   // Checks every value against its column's type and encodes the mutation.
-  // InvalidArgument (naming table, column, column type and value type) for
-  // an unknown table or column, a value of the wrong type, a NULL key part,
-  // a commit timestamp outside a TIMESTAMP column, or a delete without keys.
+  // NotFound for an unknown table or column (a mapping error: the sink
+  // fails the job, as Spanner's own NOT_FOUND would); InvalidArgument
+  // (naming table, column, column type and value type) for a value of the
+  // wrong type, a commit timestamp outside a TIMESTAMP column, a key of the
+  // wrong length, or a delete without keys.
   absl::StatusOr<EncodedMutation> Encode(const Mutation& mutation) const;
 
   Dialect dialect() const { return dialect_; }
