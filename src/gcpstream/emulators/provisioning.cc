@@ -93,7 +93,8 @@ absl::Status EnsurePubSubSubscription(
 absl::Status EnsureSpannerDatabase(
     const std::shared_ptr<grpc::Channel>& channel, const std::string& project,
     const std::string& instance, const std::string& database,
-    const std::vector<std::string>& ddl, absl::Duration timeout) {
+    const std::vector<std::string>& ddl, absl::Duration timeout,
+    bool postgresql) {
   namespace instance_admin = google::spanner::admin::instance::v1;
   namespace database_admin = google::spanner::admin::database::v1;
   const std::string project_name = absl::StrCat("projects/", project);
@@ -128,16 +129,51 @@ absl::Status EnsureSpannerDatabase(
   SetDeadline(context, kRpcTimeout);
   database_admin::CreateDatabaseRequest request;
   request.set_parent(instance_name);
-  request.set_create_statement(
-      absl::StrCat("CREATE DATABASE `", database, "`"));
-  for (const std::string& statement : ddl) {
-    request.add_extra_statements(statement);
+  if (postgresql) {
+    // A PostgreSQL database takes no extra statements at creation.
+    request.set_create_statement(
+        absl::StrCat("CREATE DATABASE \"", database, "\""));
+    request.set_database_dialect(database_admin::DatabaseDialect::POSTGRESQL);
+  } else {
+    request.set_create_statement(
+        absl::StrCat("CREATE DATABASE `", database, "`"));
+    for (const std::string& statement : ddl) {
+      request.add_extra_statements(statement);
+    }
   }
   google::longrunning::Operation operation;
-  const std::string what =
-      absl::StrCat("create database ", instance_name, "/databases/", database);
+  const std::string database_name =
+      absl::StrCat(instance_name, "/databases/", database);
+  const std::string what = absl::StrCat("create database ", database_name);
   grpc::Status status = stub->CreateDatabase(&context, request, &operation);
   if (!status.ok()) return Existing(status, what);
+  if (absl::Status done = AwaitOperation(channel, operation, what, timeout);
+      !done.ok() || !postgresql || ddl.empty()) {
+    return done;
+  }
+  return UpdateSpannerDdl(channel, database_name, ddl, timeout);
+}
+
+absl::Status UpdateSpannerDdl(const std::shared_ptr<grpc::Channel>& channel,
+                              const std::string& database_name,
+                              const std::vector<std::string>& statements,
+                              absl::Duration timeout) {
+  namespace database_admin = google::spanner::admin::database::v1;
+  auto stub = database_admin::DatabaseAdmin::NewStub(channel);
+  grpc::ClientContext context;
+  SetDeadline(context, kRpcTimeout);
+  database_admin::UpdateDatabaseDdlRequest request;
+  request.set_database(database_name);
+  for (const std::string& statement : statements) {
+    request.add_statements(statement);
+  }
+  google::longrunning::Operation operation;
+  const std::string what = absl::StrCat("update the DDL of ", database_name);
+  grpc::Status status = stub->UpdateDatabaseDdl(&context, request, &operation);
+  if (!status.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        absl::StrCat(what, ": ", status.error_message()));
+  }
   return AwaitOperation(channel, operation, what, timeout);
 }
 

@@ -26,12 +26,19 @@ absl::Status EnsurePubSubSubscription(
     const std::string& subscription, const std::string& topic,
     bool enable_message_ordering = false);
 
-// Creates the instance (emulator config) and the database with `ddl`.
+// Creates the instance (emulator config) and the database with `ddl`, in
+// the GoogleSQL dialect or, with `postgresql`, the PostgreSQL one.
 absl::Status EnsureSpannerDatabase(
     const std::shared_ptr<grpc::Channel>& channel, const std::string& project,
     const std::string& instance, const std::string& database,
     const std::vector<std::string>& ddl,
-    absl::Duration timeout = absl::Seconds(60));
+    absl::Duration timeout = absl::Seconds(60), bool postgresql = false);
+
+// Applies DDL statements to an existing database and waits for them.
+absl::Status UpdateSpannerDdl(const std::shared_ptr<grpc::Channel>& channel,
+                              const std::string& database_name,
+                              const std::vector<std::string>& statements,
+                              absl::Duration timeout = absl::Seconds(60));
 
 absl::Status EnsureBigtableTable(
     const std::shared_ptr<grpc::Channel>& channel, const std::string& project,

@@ -268,6 +268,7 @@ absl::Status SpannerWriteEngine::SendViaBatchWrite(
     spanner_metrics_.batches_sent->Increment();
     SpannerConnection::BatchWriteResult result =
         connection_->BatchWrite(std::move(request));
+    if (!result.status.ok()) CountError(result.status);
     if (result.status.code() == absl::StatusCode::kUnimplemented &&
         result.responses.empty()) {
       spdlog::warn(
@@ -327,7 +328,6 @@ absl::Status SpannerWriteEngine::SendViaBatchWrite(
       }
     }
     if (!result.status.ok()) {
-      CountError(result.status);
       if (table_.ClassifyRequest(result.status) != StatusClass::kTransient) {
         // A request-level refusal is never routed.
         return absl::Status(result.status.code(),
