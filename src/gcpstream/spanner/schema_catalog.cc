@@ -118,12 +118,12 @@ std::string SchemaCatalog::ColumnsQuery(Dialect dialect) {
 std::string SchemaCatalog::IndexColumnsQuery(Dialect dialect) {
   if (dialect == Dialect::kGoogleSql) {
     return "SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, INDEX_TYPE, "
-           "COLUMN_NAME, CAST(ORDINAL_POSITION AS STRING) FROM "
+           "COLUMN_NAME, ORDINAL_POSITION FROM "
            "INFORMATION_SCHEMA.INDEX_COLUMNS WHERE TABLE_SCHEMA NOT IN "
            "('INFORMATION_SCHEMA', 'SPANNER_SYS')";
   }
   return "SELECT table_schema, table_name, index_name, index_type, "
-         "column_name, CAST(ordinal_position AS varchar) FROM "
+         "column_name, ordinal_position FROM "
          "information_schema.index_columns WHERE table_schema NOT IN "
          "('information_schema', 'spanner_sys', 'pg_catalog')";
 }

@@ -162,6 +162,48 @@ auto SpannerConnection::WithSession(Attempt attempt) -> decltype(attempt()) {
   return attempt();
 }
 
+absl::StatusOr<std::vector<google::protobuf::ListValue>>
+SpannerConnection::Query(const std::string& sql) {
+  google::spanner::v1::ResultSet result;
+  absl::Status status = WithSession([&] {
+    google::spanner::v1::ExecuteSqlRequest query;
+    query.set_session(session_);
+    query.set_sql(sql);
+    result.Clear();
+    return Await([&](grpc::ClientContext* context, auto done) {
+      stub_->async()->ExecuteSql(context, &query, &result, std::move(done));
+    });
+  });
+  if (!status.ok()) {
+    return absl::Status(
+        status.code(),
+        absl::StrCat(options_.name, ": cannot read INFORMATION_SCHEMA of ",
+                     options_.database.ResourceName(), ": ", status.message()));
+  }
+  return std::vector<google::protobuf::ListValue>(result.rows().begin(),
+                                                  result.rows().end());
+}
+
+absl::StatusOr<Dialect> SpannerConnection::DialectOf(
+    const google::spanner::admin::database::v1::Database& database) {
+  namespace admin = google::spanner::admin::database::v1;
+  switch (database.database_dialect()) {
+    case admin::DatabaseDialect::POSTGRESQL:
+      return Dialect::kPostgreSql;
+    case admin::DatabaseDialect::GOOGLE_STANDARD_SQL:
+      return Dialect::kGoogleSql;
+    default:
+      break;
+  }
+  // Unset (the emulator leaves it so): only a PostgreSQL database has a
+  // "public" schema, and this query reads the same in both dialects.
+  absl::StatusOr<std::vector<google::protobuf::ListValue>> rows = Query(
+      "SELECT schema_name FROM information_schema.schemata WHERE "
+      "schema_name = 'public'");
+  if (!rows.ok()) return rows.status();
+  return rows->empty() ? Dialect::kGoogleSql : Dialect::kPostgreSql;
+}
+
 absl::StatusOr<SchemaCatalog> SpannerConnection::LoadSchema() {
   google::spanner::admin::database::v1::GetDatabaseRequest get;
   get.set_name(options_.database.ResourceName());
@@ -175,34 +217,18 @@ absl::StatusOr<SchemaCatalog> SpannerConnection::LoadSchema() {
         absl::StrCat(options_.name, ": cannot read database ",
                      options_.database.ResourceName(), ": ", got.message()));
   }
-  const Dialect dialect =
-      database.database_dialect() ==
-              google::spanner::admin::database::v1::DatabaseDialect::POSTGRESQL
-          ? Dialect::kPostgreSql
-          : Dialect::kGoogleSql;
+  absl::StatusOr<Dialect> dialect = DialectOf(database);
+  if (!dialect.ok()) return dialect.status();
   google::spanner::v1::ResultSet results[2];
-  const std::string queries[2] = {SchemaCatalog::ColumnsQuery(dialect),
-                                  SchemaCatalog::IndexColumnsQuery(dialect)};
+  const std::string queries[2] = {SchemaCatalog::ColumnsQuery(*dialect),
+                                  SchemaCatalog::IndexColumnsQuery(*dialect)};
   for (int i = 0; i < 2; ++i) {
-    absl::Status status = WithSession([&] {
-      google::spanner::v1::ExecuteSqlRequest query;
-      query.set_session(session_);
-      query.set_sql(queries[i]);
-      results[i].Clear();
-      return Await([&](grpc::ClientContext* context, auto done) {
-        stub_->async()->ExecuteSql(context, &query, &results[i],
-                                   std::move(done));
-      });
-    });
-    if (!status.ok()) {
-      return absl::Status(
-          status.code(),
-          absl::StrCat(options_.name, ": cannot read INFORMATION_SCHEMA of ",
-                       options_.database.ResourceName(), ": ",
-                       status.message()));
-    }
+    absl::StatusOr<std::vector<google::protobuf::ListValue>> rows =
+        Query(queries[i]);
+    if (!rows.ok()) return rows.status();
+    for (auto& row : *rows) *results[i].add_rows() = std::move(row);
   }
-  return SchemaCatalog::FromResults(dialect, results[0], results[1]);
+  return SchemaCatalog::FromResults(*dialect, results[0], results[1]);
 }
 
 SpannerConnection::BatchWriteResult SpannerConnection::BatchWrite(

@@ -66,6 +66,11 @@ class SpannerConnection {
   class BatchWriteReactor;
 
   absl::Status CreateSession();
+  // The rows of a read-only query, cells as the wire gives them.
+  absl::StatusOr<std::vector<google::protobuf::ListValue>> Query(
+      const std::string& sql);
+  absl::StatusOr<Dialect> DialectOf(
+      const google::spanner::admin::database::v1::Database& database);
   // Runs `attempt` once, and once more on a new session when the first
   // answer was "Session not found".
   template <typename Attempt>

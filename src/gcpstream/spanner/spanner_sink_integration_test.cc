@@ -3,6 +3,7 @@
 // constraint-violation policy, a fail-job run resumed after the offending
 // constraint is fixed, every column type, and the PostgreSQL dialect.
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -62,19 +63,20 @@ Mutation ToMutation(const Order& order) {
     return Mutation::Delete("Orders").Key({Value::Int64(order.id)});
   }
   mutation.Set("OrderId", Value::Int64(order.id))
-      .Set("Amount", order.null_amount ? Value::NullValue()
-                                       : Value::Int64(order.amount))
+      .Set("Amount",
+           order.null_amount ? Value::NullValue() : Value::Int64(order.amount))
       .Set("Code", Value::String(order.code));
   if (order.customer.has_value()) {
     mutation.Set("CustomerId", Value::Int64(*order.customer));
   }
-  if (order.email.has_value()) mutation.Set("Email", Value::String(*order.email));
+  if (order.email.has_value())
+    mutation.Set("Email", Value::String(*order.email));
   return mutation;
 }
 
 MutationSerializer<Order> OrderSerializer() {
-  return [](const Order& order, const WriterContext&)
-             -> absl::StatusOr<std::optional<Mutation>> {
+  return [](const Order& order,
+            const WriterContext&) -> absl::StatusOr<std::optional<Mutation>> {
     return ToMutation(order);
   };
 }
@@ -115,9 +117,9 @@ class SpannerSinkIntegrationTest : public ::testing::Test {
     std::string name = absl::AsciiStrToLower(
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     name = name.substr(0, 28);
-    absl::Status created = emulators::EnsureSpannerDatabase(
-        channel_, kProject, kInstance, name, ddl, absl::Seconds(60),
-        postgresql);
+    absl::Status created =
+        emulators::EnsureSpannerDatabase(channel_, kProject, kInstance, name,
+                                         ddl, absl::Seconds(60), postgresql);
     EXPECT_TRUE(created.ok()) << created;
     return DatabaseDestination(kProject, kInstance, name);
   }
@@ -168,8 +170,7 @@ class SpannerSinkIntegrationTest : public ::testing::Test {
     for (const auto& row : result.rows()) {
       std::vector<std::string> cells;
       for (const auto& value : row.values()) {
-        cells.push_back(value.kind_case() ==
-                                google::protobuf::Value::kBoolValue
+        cells.push_back(value.kind_case() == google::protobuf::Value::kBoolValue
                             ? (value.bool_value() ? "true" : "false")
                         : value.kind_case() ==
                                 google::protobuf::Value::kNumberValue
@@ -219,8 +220,7 @@ TEST_F(SpannerSinkIntegrationTest, EachRefusalGetsTheMeasuredStatus) {
   const std::vector<Case> cases = {
       {"existing row", existing, absl::StatusCode::kOk},
       {"duplicate insert", duplicate, absl::StatusCode::kAlreadyExists},
-      {"NULL in NOT NULL", null_amount,
-       absl::StatusCode::kFailedPrecondition},
+      {"NULL in NOT NULL", null_amount, absl::StatusCode::kFailedPrecondition},
       {"value past the column length", too_long,
        absl::StatusCode::kFailedPrecondition},
       {"foreign key", foreign, absl::StatusCode::kFailedPrecondition},
@@ -269,6 +269,210 @@ TEST_F(SpannerSinkIntegrationTest, EmulatorAnswersBatchWriteUnimplemented) {
   EXPECT_THAT(registry_.ExportPrometheusText(),
               HasSubstr("spanner_errors_unimplemented{"));
   EXPECT_EQ(Count(db, "Orders"), "50");
+}
+
+// A deterministic stream of orders with known bad ones: every 97th has a
+// negative amount (CHECK), and record 500 inserts an id that exists.
+Order GeneratedOrder(int64_t i) {
+  Order order{.id = i, .amount = i};
+  if (i % 97 == 50) order.amount = -i;
+  if (i == 500) {
+    order.id = 10;
+    order.operation = Operation::kInsert;
+  }
+  return order;
+}
+
+absl::StatusOr<runtime::JobSummary> RunOrders(
+    const SpannerSinkOptions& options, SpannerFailureHandlerFactory handler,
+    const std::string& checkpoints, int64_t count, double rate) {
+  runtime::PipelineOptions pipeline_options;
+  pipeline_options.name = "spanner-orders";
+  pipeline_options.checkpoint_directory = checkpoints;
+  pipeline_options.checkpoint_interval = absl::Milliseconds(100);
+  runtime::Pipeline pipeline(pipeline_options);
+  runtime::GeneratorOptions generator;
+  generator.count = count;
+  generator.records_per_second = rate;
+  generator.max_records_per_poll = 50;
+  auto source = runtime::GeneratorSource<int64_t>::Create(
+      "orders", [](int64_t i) { return i; }, generator);
+  if (!source.ok()) return source.status();
+  auto sink = std::make_shared<SpannerSink<Order>>(options, OrderSerializer(),
+                                                   std::move(handler));
+  pipeline
+      .AddSource(std::shared_ptr<runtime::GeneratorSource<int64_t>>(
+                     *std::move(source)),
+                 1)
+      .Map([](const int64_t& i) { return GeneratedOrder(i); })
+      .SinkTo(sink, 2);
+  return pipeline.Run();
+}
+
+int CountLines(const std::string& directory) {
+  int lines = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) lines += line.empty() ? 0 : 1;
+  }
+  return lines;
+}
+
+TEST_F(SpannerSinkIntegrationTest, RoutePolicySendsRefusalsToTheFileQueue) {
+  DatabaseDestination db = CreateDatabase(kOrdersDdl);
+  SpannerSinkOptions options = Options(db);
+  options.constraint_violation_policy =
+      ConstraintViolationPolicy::kRouteToFailureHandler;
+  const std::string dead_letters = runtime::FreshTestDirectory() + "/dlq";
+  SpannerFailureHandlerFactory to_file =
+      [dead_letters](const runtime::SinkWriterContext&)
+      -> absl::StatusOr<std::unique_ptr<SpannerWriteEngine::Handler>> {
+    return SendToDeadLetterQueue<SpannerFailedElement>(
+        std::make_unique<FileDeadLetterQueue>(dead_letters));
+  };
+  auto summary =
+      RunOrders(options, to_file, runtime::FreshTestDirectory(), 1000,
+                /*rate=*/0);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  // 10 negative amounts (50, 147, ..., 923) and the duplicate insert.
+  int refused = 0;
+  for (int64_t i = 0; i < 1000; ++i) {
+    refused += (i % 97 == 50) ? 1 : 0;
+  }
+  EXPECT_EQ(CountLines(dead_letters), refused + 1);
+  EXPECT_EQ(Count(db, "Orders"), absl::StrCat(1000 - refused - 1));
+  std::string line;
+  std::string all;
+  for (const auto& entry : std::filesystem::directory_iterator(dead_letters)) {
+    std::ifstream in(entry.path());
+    while (std::getline(in, line)) all += line + "\n";
+  }
+  EXPECT_THAT(all, HasSubstr("\"error_code\":\"OUT_OF_RANGE\""));
+  EXPECT_THAT(all, HasSubstr("\"error_code\":\"ALREADY_EXISTS\""));
+}
+
+TEST_F(SpannerSinkIntegrationTest,
+       FailJobThenFixedConstraintResumesLosslessly) {
+  DatabaseDestination db = CreateDatabase(kOrdersDdl);
+  SpannerSinkOptions options = Options(db);
+  const std::string checkpoints = runtime::FreshTestDirectory();
+  // Paced so that checkpoints complete before record 50 fails the job.
+  auto failed = RunOrders(options, nullptr, checkpoints, 400, /*rate=*/400);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kOutOfRange)
+      << failed.status();
+  EXPECT_THAT(failed.status().message(), HasSubstr("AmountPositive"));
+  // The owner fixes the data's home: the constraint goes.
+  ASSERT_TRUE(emulators::UpdateSpannerDdl(
+                  channel_, db.ResourceName(),
+                  {"ALTER TABLE Orders DROP CONSTRAINT AmountPositive"})
+                  .ok());
+  auto resumed = RunOrders(options, nullptr, checkpoints, 400, /*rate=*/0);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(Count(db, "Orders"), "400");
+  auto negative = Query(db, "SELECT Amount FROM Orders WHERE OrderId = 50");
+  ASSERT_EQ(negative.size(), 1U);
+  EXPECT_EQ(negative[0][0], "-50");
+}
+
+TEST_F(SpannerSinkIntegrationTest, EveryColumnTypeRoundTrips) {
+  DatabaseDestination db = CreateDatabase(
+      {"CREATE TABLE AllTypes (Id INT64 NOT NULL, B BOOL, F32 FLOAT32, "
+       "F64 FLOAT64, N NUMERIC, S STRING(MAX), Y BYTES(MAX), D DATE, "
+       "T TIMESTAMP, C TIMESTAMP OPTIONS (allow_commit_timestamp = true), "
+       "J JSON, A ARRAY<INT64>, Strs ARRAY<STRING(MAX)>) PRIMARY KEY (Id)"});
+  SpannerSinkOptions options = Options(db);
+  options.write_method = WriteMethod::kCommit;
+  SpannerSink<int> sink(
+      options,
+      [](const int&,
+         const WriterContext&) -> absl::StatusOr<std::optional<Mutation>> {
+        return Mutation::Insert("AllTypes")
+            .Set("Id", Value::Int64(1))
+            .Set("B", Value::Bool(true))
+            .Set("F32", Value::Float32(1.5F))
+            .Set("F64", Value::Int64(3))  // widened to FLOAT64
+            .Set("N", Value::NumericValue("12.50"))
+            .Set("S", Value::String("snow ☃"))
+            .Set("Y", Value::BytesValue(std::string("\x00\xff", 2)))
+            .Set("D", Value::Date(absl::CivilDay(2026, 12, 2)))
+            .Set("T", Value::Timestamp(absl::FromUnixMillis(1'764'633'600'123)))
+            .Set("C", Value::CommitTimestampValue())
+            .Set("J", Value::JsonValue(R"({"a":1})"))
+            .Set("A", Value::ArrayOf({Value::Int64(1), Value::NullValue()}))
+            .Set("Strs", Value::ArrayOf({Value::String("x")}));
+      });
+  runtime::SinkWriterContext context;
+  context.mailbox = runtime::MailboxExecutor(&mailbox_);
+  auto writer = sink.CreateWriter(context);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_TRUE((*writer)->Write(0, WriterContext()).ok());
+  absl::Status flushed = (*writer)->Flush(true);
+  ASSERT_TRUE(flushed.ok()) << flushed;
+  (*writer)->Close();
+  auto rows = Query(db,
+                    "SELECT CAST(B AS STRING), CAST(F32 AS STRING), "
+                    "CAST(F64 AS STRING), CAST(N AS STRING), S, Y, "
+                    "CAST(D AS STRING), T, "
+                    "CAST(C IS NOT NULL AS STRING), TO_JSON_STRING(J), "
+                    "ARRAY_TO_STRING(ARRAY(SELECT CAST(x AS STRING) FROM "
+                    "UNNEST(A) AS x WITH OFFSET o ORDER BY o), ','), "
+                    "ARRAY_LENGTH(A) FROM AllTypes");
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0][0], "true");
+  EXPECT_EQ(rows[0][1], "1.5");
+  EXPECT_EQ(rows[0][2], "3");
+  EXPECT_EQ(rows[0][3], "12.5");
+  EXPECT_EQ(rows[0][4], "snow ☃");
+  EXPECT_EQ(rows[0][5], "AP8=");  // BYTES come back base64.
+  EXPECT_EQ(rows[0][6], "2026-12-02");
+  EXPECT_EQ(rows[0][7], "2025-12-02T00:00:00.123Z");
+  EXPECT_EQ(rows[0][8], "true");
+  EXPECT_EQ(rows[0][9], R"({"a":1})");
+  EXPECT_EQ(rows[0][11], "2");
+}
+
+TEST_F(SpannerSinkIntegrationTest, PostgreSqlDialectThroughTheSamePath) {
+  DatabaseDestination db = CreateDatabase(
+      {"CREATE TABLE orders (order_id bigint NOT NULL PRIMARY KEY, "
+       "amount bigint NOT NULL, note character varying(20), "
+       "at timestamptz, tags text[], CONSTRAINT amount_positive CHECK "
+       "(amount >= 0))"},
+      /*postgresql=*/true);
+  SpannerSinkOptions options = Options(db);
+  options.constraint_violation_policy =
+      ConstraintViolationPolicy::kRouteToFailureHandler;
+  auto failures = std::make_shared<std::vector<SpannerFailedElement>>();
+  SpannerSink<int64_t> sink(
+      options,
+      [](const int64_t& i,
+         const WriterContext&) -> absl::StatusOr<std::optional<Mutation>> {
+        return Mutation::InsertOrUpdate("orders")
+            .Set("order_id", Value::Int64(i))
+            .Set("amount", Value::Int64(i == 3 ? -1 : i))
+            .Set("note", Value::String("n"))
+            .Set("at", Value::Timestamp(absl::FromUnixSeconds(i)))
+            .Set("tags", Value::ArrayOf({Value::String("a")}));
+      },
+      [failures](const runtime::SinkWriterContext&)
+          -> absl::StatusOr<std::unique_ptr<SpannerWriteEngine::Handler>> {
+        return std::make_unique<RecordingHandler>(failures);
+      });
+  runtime::SinkWriterContext context;
+  context.mailbox = runtime::MailboxExecutor(&mailbox_);
+  auto writer = sink.CreateWriter(context);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  for (int64_t i = 0; i < 10; ++i) {
+    absl::Status written = (*writer)->Write(i, WriterContext());
+    ASSERT_TRUE(written.ok()) << written;
+  }
+  absl::Status flushed = (*writer)->Flush(true);
+  ASSERT_TRUE(flushed.ok()) << flushed;
+  (*writer)->Close();
+  ASSERT_EQ(failures->size(), 1U);
+  EXPECT_EQ(failures->front().status.code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(Count(db, "orders"), "9");
 }
 
 }  // namespace

@@ -102,6 +102,8 @@ class SpannerSinkTest : public ::testing::Test {
     server_ = *std::move(server);
     google::spanner::admin::database::v1::Database database;
     database.set_name("projects/p/instances/i/databases/d");
+    database.set_database_dialect(
+        google::spanner::admin::database::v1::GOOGLE_STANDARD_SQL);
     server_->SetDefault(kGetDatabase, Always(Respond(database)));
     google::spanner::v1::Session session;
     session.set_name("projects/p/instances/i/databases/d/sessions/s1");
