@@ -22,6 +22,7 @@
 #include "gcpstream/spanner/spanner_sink.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
+#include "google/spanner/admin/database/v1/spanner_database_admin.grpc.pb.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
 #include "gtest/gtest.h"
 
@@ -473,6 +474,37 @@ TEST_F(SpannerSinkIntegrationTest, PostgreSqlDialectThroughTheSamePath) {
   ASSERT_EQ(failures->size(), 1U);
   EXPECT_EQ(failures->front().status.code(), absl::StatusCode::kOutOfRange);
   EXPECT_EQ(Count(db, "orders"), "9");
+}
+
+TEST_F(SpannerSinkIntegrationTest, EmulatorDeviationsArePinned) {
+  DatabaseDestination db = CreateDatabase(
+      {"CREATE TABLE t (id bigint NOT NULL PRIMARY KEY)"}, /*postgresql=*/true);
+  {
+    auto admin =
+        google::spanner::admin::database::v1::DatabaseAdmin::NewStub(channel_);
+    grpc::ClientContext context;
+    google::spanner::admin::database::v1::GetDatabaseRequest request;
+    request.set_name(db.ResourceName());
+    google::spanner::admin::database::v1::Database database;
+    ASSERT_TRUE(admin->GetDatabase(&context, request, &database).ok());
+    // The service says POSTGRESQL; emulator 1.5.28 leaves it unset.
+    EXPECT_EQ(
+        database.database_dialect(),
+        google::spanner::admin::database::v1::DATABASE_DIALECT_UNSPECIFIED);
+  }
+  auto stub = google::spanner::v1::Spanner::NewStub(channel_);
+  grpc::ClientContext context;
+  google::spanner::v1::CreateSessionRequest request;
+  request.set_database(db.ResourceName());
+  request.mutable_session()->set_multiplexed(true);
+  google::spanner::v1::Session session;
+  ASSERT_TRUE(stub->CreateSession(&context, request, &session).ok());
+  EXPECT_FALSE(session.multiplexed());
+  grpc::ClientContext delete_context;
+  google::spanner::v1::DeleteSessionRequest remove;
+  remove.set_name(session.name() + "-no-such-session");
+  google::protobuf::Empty empty;
+  EXPECT_TRUE(stub->DeleteSession(&delete_context, remove, &empty).ok());
 }
 
 }  // namespace
