@@ -445,8 +445,9 @@ TEST_F(PubSubSinkTest, OrderingKeepsOneBatchPerKeyAndOrderAcrossRetries) {
   for (int k = 0; k < 6; ++k) {
     const std::string key = absl::StrCat("k", k);
     std::vector<std::string> expected;
-    for (int i = k; i < 300; i += 6)
+    for (int i = k; i < 300; i += 6) {
       expected.push_back(absl::StrCat(key, ":", i));
+    }
     EXPECT_EQ(seen->accepted[key], expected) << key;
   }
   writer->Close();
@@ -492,7 +493,8 @@ TEST_F(PubSubSinkTest, OversizedAndEmptyMessagesAreRoutedBeforeSending) {
   auto writer = Writer(Options());
   ASSERT_NE(writer, nullptr);
   ASSERT_TRUE(
-      task_.Write(*writer, {"orders", "", std::string(10'000'001, 'x')}).ok());
+      task_.Write(*writer, {"orders", "", std::string(size_t{10'000'001}, 'x')})
+          .ok());
   ASSERT_TRUE(task_.Write(*writer, {"orders", "", ""}).ok());
   Order too_many{"orders", "", "x"};
   for (int i = 0; i < 101; ++i) too_many.attributes[absl::StrCat("a", i)] = "v";

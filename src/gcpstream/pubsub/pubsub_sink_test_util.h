@@ -80,7 +80,7 @@ class RecordingHandler final : public FailureHandler<PubSubFailedElement> {
 };
 
 inline PubSubFailureHandlerFactory Recording(
-    std::shared_ptr<std::vector<PubSubFailedElement>> out) {
+    const std::shared_ptr<std::vector<PubSubFailedElement>>& out) {
   return [out](const runtime::SinkWriterContext&)
              -> absl::StatusOr<std::unique_ptr<PublishEngine::Handler>> {
     return std::make_unique<RecordingHandler>(out);
@@ -99,7 +99,7 @@ class FakeTask {
     return context;
   }
 
-  absl::Status Write(runtime::SinkWriter<Order>& writer, Order order) {
+  absl::Status Write(runtime::SinkWriter<Order>& writer, const Order& order) {
     WriterContext context;
     context.record_position = position_++;
     return writer.Write(order, context);

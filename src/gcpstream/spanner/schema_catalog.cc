@@ -303,7 +303,7 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
           range.end_closed ? *r.mutable_end_closed() : *r.mutable_end_open()));
       if (!s.ok()) return s;
     }
-    const int64_t entries =
+    const auto entries =
         static_cast<int64_t>(mutation.keys().size() + mutation.ranges().size());
     out.cells = entries * (1 + table->secondary_indexes);
     out.bytes = static_cast<int64_t>(out.proto.ByteSizeLong());

@@ -12,7 +12,8 @@ namespace {
 using ::google::spanner::v1::ResultSet;
 using ::testing::HasSubstr;
 
-void AddRow(ResultSet& result, std::vector<std::optional<std::string>> cells) {
+void AddRow(ResultSet& result,
+            const std::vector<std::optional<std::string>>& cells) {
   auto& row = *result.add_rows();
   for (const auto& cell : cells) {
     if (cell.has_value()) {

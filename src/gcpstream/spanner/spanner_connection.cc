@@ -84,11 +84,10 @@ absl::StatusOr<std::unique_ptr<SpannerConnection>> SpannerConnection::Open(
   return connection;
 }
 
-SpannerConnection::SpannerConnection(ConstructorKey,
-                                     const SpannerSinkOptions& options,
+SpannerConnection::SpannerConnection(ConstructorKey, SpannerSinkOptions options,
                                      runtime::MailboxExecutor executor,
                                      std::shared_ptr<grpc::Channel> channel)
-    : options_(options),
+    : options_(std::move(options)),
       executor_(executor),
       channel_(std::move(channel)),
       stub_(google::spanner::v1::Spanner::NewStub(channel_)),

@@ -36,7 +36,7 @@ class SpannerConnection {
   struct ConstructorKey {
     explicit ConstructorKey() = default;
   };
-  SpannerConnection(ConstructorKey, const SpannerSinkOptions& options,
+  SpannerConnection(ConstructorKey, SpannerSinkOptions options,
                     runtime::MailboxExecutor executor,
                     std::shared_ptr<grpc::Channel> channel);
   ~SpannerConnection();

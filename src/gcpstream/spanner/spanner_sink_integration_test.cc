@@ -70,8 +70,9 @@ Mutation ToMutation(const Order& order) {
   if (order.customer.has_value()) {
     mutation.Set("CustomerId", Value::Int64(*order.customer));
   }
-  if (order.email.has_value())
+  if (order.email.has_value()) {
     mutation.Set("Email", Value::String(*order.email));
+  }
   return mutation;
 }
 
@@ -125,7 +126,7 @@ class SpannerSinkIntegrationTest : public ::testing::Test {
     return DatabaseDestination(kProject, kInstance, name);
   }
 
-  SpannerSinkOptions Options(const DatabaseDestination& database) {
+  static SpannerSinkOptions Options(const DatabaseDestination& database) {
     SpannerSinkOptions options;
     options.database = database;
     options.retry.backoff.initial_delay = absl::Milliseconds(5);
@@ -134,7 +135,8 @@ class SpannerSinkIntegrationTest : public ::testing::Test {
 
   absl::StatusOr<std::unique_ptr<runtime::SinkWriter<Order>>> Writer(
       const SpannerSinkOptions& options,
-      std::shared_ptr<std::vector<SpannerFailedElement>> failures = nullptr) {
+      const std::shared_ptr<std::vector<SpannerFailedElement>>& failures =
+          nullptr) {
     SpannerFailureHandlerFactory handler;
     if (failures != nullptr) {
       handler = [failures](const runtime::SinkWriterContext&)

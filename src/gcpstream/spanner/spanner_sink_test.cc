@@ -51,7 +51,8 @@ struct Row {
   int64_t amount = 0;
 };
 
-void AddRow(ResultSet& result, std::vector<std::optional<std::string>> cells) {
+void AddRow(ResultSet& result,
+            const std::vector<std::optional<std::string>>& cells) {
   auto& row = *result.add_rows();
   for (const auto& cell : cells) {
     if (cell.has_value()) {
@@ -76,7 +77,7 @@ Reply SchemaReply(const ExecuteSqlRequest& request) {
   return Respond(result);
 }
 
-BatchWriteResponse GroupStatus(std::vector<int> indexes, int code,
+BatchWriteResponse GroupStatus(const std::vector<int>& indexes, int code,
                                const std::string& message = "") {
   BatchWriteResponse response;
   for (int index : indexes) response.add_indexes(index);
@@ -213,7 +214,7 @@ TEST_F(SpannerSinkTest, BatchWriteDecidesEachGroupAndResendsOnlyUndecided) {
                                            GroupStatus({1}, 6, "Row exists"),
                                            GroupStatus({3}, 10, "aborted")};
   server_->Enqueue(kBatchWrite,
-                   Always(RespondStream({&first[0], &first[1], &first[2]})));
+                   Always(RespondStream({first.data(), &first[1], &first[2]})));
   BatchWriteResponse all_ok = GroupStatus({0, 1}, 0);
   server_->SetDefault(kBatchWrite, Always(RespondStream({&all_ok})));
   auto writer = Writer(Options());
@@ -339,6 +340,7 @@ TEST_F(SpannerSinkTest, BatchLimitsAreNeverExceededForEitherMethod) {
     server_->SetDefault(
         kBatchWrite, Typed<BatchWriteRequest>([](const BatchWriteRequest& r) {
           std::vector<int> all;
+          all.reserve(r.mutation_groups_size());
           for (int i = 0; i < r.mutation_groups_size(); ++i) all.push_back(i);
           BatchWriteResponse ok = GroupStatus(all, 0);
           return RespondStream({&ok});
