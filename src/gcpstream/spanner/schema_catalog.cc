@@ -53,10 +53,6 @@ std::string Cell(const google::protobuf::ListValue& row, int i) {
   return row.values(i).string_value();
 }
 
-bool FitsWithoutConversion(TypeCode value, TypeCode column) {
-  return value == column;
-}
-
 }  // namespace
 
 ColumnType ParseSpannerType(absl::string_view spelling, Dialect dialect) {
@@ -90,15 +86,13 @@ ColumnType ParseSpannerType(absl::string_view spelling, Dialect dialect) {
 }
 
 const ColumnInfo* TableSchema::Find(absl::string_view column) const {
+  if (auto it = column_index.find(column); it != column_index.end()) {
+    return &columns[it->second];
+  }
   for (const ColumnInfo& info : columns) {
     if (absl::EqualsIgnoreCase(info.name, column)) return &info;
   }
   return nullptr;
-}
-
-std::string TableSchema::QualifiedName() const {
-  return schema.empty() || schema == "public" ? name
-                                              : absl::StrCat(schema, ".", name);
 }
 
 std::string SchemaCatalog::ColumnsQuery(Dialect dialect) {
@@ -173,6 +167,13 @@ absl::StatusOr<SchemaCatalog> SchemaCatalog::FromResults(
     }
   }
   for (auto& [key, table] : catalog.tables_) {
+    table.qualified_name = table.schema.empty() || table.schema == "public"
+                               ? table.name
+                               : absl::StrCat(table.schema, ".", table.name);
+    catalog.by_exact_name_[table.qualified_name] = &table;
+    for (size_t i = 0; i < table.columns.size(); ++i) {
+      table.column_index[table.columns[i].name] = static_cast<int>(i);
+    }
     for (int part : table.primary_key) {
       if (part < 0) {
         return absl::InternalError(absl::StrCat(
@@ -185,6 +186,9 @@ absl::StatusOr<SchemaCatalog> SchemaCatalog::FromResults(
 }
 
 const TableSchema* SchemaCatalog::FindTable(absl::string_view name) const {
+  if (auto it = by_exact_name_.find(name); it != by_exact_name_.end()) {
+    return it->second;
+  }
   const std::string default_schema =
       dialect_ == Dialect::kGoogleSql ? "" : "public";
   const size_t dot = name.find('.');
@@ -195,59 +199,92 @@ const TableSchema* SchemaCatalog::FindTable(absl::string_view name) const {
   return it == tables_.end() ? nullptr : &it->second;
 }
 
-absl::StatusOr<google::protobuf::Value> EncodeForColumn(
-    const Value& value, const ColumnType& type, absl::string_view where) {
-  auto mismatch = [&](absl::string_view what) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, " is ", type.spelling, "; cannot write ", what, " to it"));
-  };
-  if (!type.supported) {
-    return mismatch("a value (gcpstream does not write this column type)");
+namespace {
+
+// Encodes a non-array value into a column of scalar type `code`, widening
+// INT64 and FLOAT32 as Spanner would; false when it does not fit.
+bool EncodeScalar(const Value& value, TypeCode code,
+                  google::protobuf::Value* out) {
+  if (value.is_null()) {
+    value.ToProto(out);
+    return true;
   }
-  if (value.is_null()) return value.ToProto();
-  const TypeCode value_type = *value.type();
-  if (std::holds_alternative<Value::CommitTimestamp>(value.data()) &&
-      type.code != TypeCode::kTimestamp) {
-    return mismatch("the commit timestamp");
+  if (std::holds_alternative<Value::CommitTimestamp>(value.data())) {
+    if (code != TypeCode::kTimestamp) return false;
+    value.ToProto(out);
+    return true;
   }
-  if (type.code == TypeCode::kArray) {
-    const auto* elements = std::get_if<Value::Array>(&value.data());
-    if (elements == nullptr) {
-      return mismatch(absl::StrCat("a ", TypeCodeName(value_type)));
-    }
-    google::protobuf::Value out;
-    auto& list = *out.mutable_list_value();
-    ColumnType element_type;
-    element_type.code = *type.element;
-    element_type.spelling = TypeCodeName(*type.element);
-    for (size_t i = 0; i < elements->size(); ++i) {
-      if ((*elements)[i].type() == TypeCode::kArray) {
-        return mismatch("an array of arrays");
-      }
-      absl::StatusOr<google::protobuf::Value> element = EncodeForColumn(
-          (*elements)[i], element_type, absl::StrCat(where, "[", i, "]"));
-      if (!element.ok()) return element.status();
-      *list.add_values() = *std::move(element);
-    }
-    return out;
+  const std::optional<TypeCode> value_type = value.type();
+  if (value_type == code) {
+    value.ToProto(out);
+    return true;
   }
-  if (FitsWithoutConversion(value_type, type.code)) return value.ToProto();
   if (const auto* i = std::get_if<int64_t>(&value.data())) {
-    if (type.code == TypeCode::kFloat64) {
-      return Value::Float64(static_cast<double>(*i)).ToProto();
-    }
-    if (type.code == TypeCode::kFloat32) {
-      return Value::Float32(static_cast<float>(*i)).ToProto();
-    }
-    if (type.code == TypeCode::kNumeric) {
-      return Value::NumericValue(absl::StrCat(*i)).ToProto();
+    switch (code) {
+      case TypeCode::kFloat64:
+        Value::Float64(static_cast<double>(*i)).ToProto(out);
+        return true;
+      case TypeCode::kFloat32:
+        Value::Float32(static_cast<float>(*i)).ToProto(out);
+        return true;
+      case TypeCode::kNumeric:
+        out->set_string_value(absl::StrCat(*i));
+        return true;
+      default:
+        return false;
     }
   }
   if (const auto* f = std::get_if<float>(&value.data());
-      f != nullptr && type.code == TypeCode::kFloat64) {
-    return Value::Float64(static_cast<double>(*f)).ToProto();
+      f != nullptr && code == TypeCode::kFloat64) {
+    Value::Float64(static_cast<double>(*f)).ToProto(out);
+    return true;
   }
-  return mismatch(absl::StrCat("a ", TypeCodeName(value_type)));
+  return false;
+}
+
+}  // namespace
+
+absl::Status EncodeForColumn(const Value& value, const ColumnType& type,
+                             absl::string_view what, absl::string_view table,
+                             absl::string_view column,
+                             google::protobuf::Value* out) {
+  // Error text is only built on the error path: this runs for every cell.
+  auto mismatch = [&](absl::string_view value_text, absl::string_view index) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", table, ".", column, index, " is ",
+                     type.spelling, "; cannot write ", value_text, " to it"));
+  };
+  auto value_name = [](const Value& v) {
+    if (std::holds_alternative<Value::CommitTimestamp>(v.data())) {
+      return std::string("the commit timestamp");
+    }
+    return absl::StrCat("a ", TypeCodeName(*v.type()));
+  };
+  if (!type.supported) {
+    return mismatch("a value (gcpstream does not write this column type)", "");
+  }
+  if (type.code != TypeCode::kArray) {
+    if (value.type() == TypeCode::kArray) return mismatch("an ARRAY", "");
+    if (EncodeScalar(value, type.code, out)) return absl::OkStatus();
+    return mismatch(value_name(value), "");
+  }
+  if (value.is_null()) {
+    value.ToProto(out);
+    return absl::OkStatus();
+  }
+  const auto* elements = std::get_if<Value::Array>(&value.data());
+  if (elements == nullptr) return mismatch(value_name(value), "");
+  auto& list = *out->mutable_list_value();
+  for (size_t i = 0; i < elements->size(); ++i) {
+    const Value& element = (*elements)[i];
+    if (element.type() == TypeCode::kArray) {
+      return mismatch("an array of arrays", "");
+    }
+    if (!EncodeScalar(element, *type.element, list.add_values())) {
+      return mismatch(value_name(element), absl::StrCat("[", i, "]"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
@@ -277,12 +314,12 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
       }
       for (size_t i = 0; i < key.size(); ++i) {
         const ColumnInfo& column = table->columns[table->primary_key[i]];
-        absl::StatusOr<google::protobuf::Value> part =
-            EncodeForColumn(key[i], column.type,
-                            absl::StrCat("key column ", table->QualifiedName(),
-                                         ".", column.name));
-        if (!part.ok()) return part.status();
-        *into.add_values() = *std::move(part);
+        if (absl::Status part = EncodeForColumn(
+                key[i], column.type, "key column", table->QualifiedName(),
+                column.name, into.add_values());
+            !part.ok()) {
+          return part;
+        }
       }
       return absl::OkStatus();
     };
@@ -340,12 +377,13 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
                        table->QualifiedName(),
                        " (INFORMATION_SCHEMA, read when the writer opened)"));
     }
-    absl::StatusOr<google::protobuf::Value> value = EncodeForColumn(
-        mutation.values()[i], column->type,
-        absl::StrCat("column ", table->QualifiedName(), ".", column->name));
-    if (!value.ok()) return value.status();
+    if (absl::Status value = EncodeForColumn(mutation.values()[i], column->type,
+                                             "column", table->QualifiedName(),
+                                             column->name, row.add_values());
+        !value.ok()) {
+      return value;
+    }
     write->add_columns(column->name);
-    *row.add_values() = *std::move(value);
     out.cells += 1 + column->index_count;
   }
   out.bytes = static_cast<int64_t>(out.proto.ByteSizeLong());

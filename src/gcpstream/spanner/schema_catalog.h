@@ -48,8 +48,13 @@ struct TableSchema {
   std::vector<int> primary_key;  // Indexes into `columns`, in key order.
   int secondary_indexes = 0;
 
+  // Exact names first, then case-insensitively.
   const ColumnInfo* Find(absl::string_view column) const;
-  std::string QualifiedName() const;
+  // "Orders" in the default schema, else "sales.Orders".
+  const std::string& QualifiedName() const { return qualified_name; }
+
+  std::string qualified_name;
+  absl::flat_hash_map<std::string, int> column_index;  // By exact name.
 };
 
 // A mutation in wire form with its weight against the batch limits.
@@ -97,13 +102,18 @@ class SchemaCatalog {
   Dialect dialect_;
   // Keyed by lower-case "schema.table" with the default schema written "".
   absl::flat_hash_map<std::string, TableSchema> tables_;
+  // By the exact name a mutation would use ("Orders", "sales.Orders").
+  absl::flat_hash_map<std::string, const TableSchema*> by_exact_name_;
 };
 
-// The value's wire encoding for a column of `type`, widening INT64 to
-// FLOAT32/FLOAT64/NUMERIC and FLOAT32 to FLOAT64 as Spanner would; an
-// InvalidArgument naming `where` when the value does not fit.
-absl::StatusOr<google::protobuf::Value> EncodeForColumn(
-    const Value& value, const ColumnType& type, absl::string_view where);
+// Writes the value's wire encoding for a column of `type` into `out`,
+// widening INT64 to FLOAT32/FLOAT64/NUMERIC and FLOAT32 to FLOAT64 as
+// Spanner would; an InvalidArgument naming `<what> <table>.<column>` when
+// the value does not fit.
+absl::Status EncodeForColumn(const Value& value, const ColumnType& type,
+                             absl::string_view what, absl::string_view table,
+                             absl::string_view column,
+                             google::protobuf::Value* out);
 
 }  // namespace gcpstream::spanner
 

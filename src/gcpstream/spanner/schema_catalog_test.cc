@@ -150,13 +150,15 @@ TEST(SchemaCatalogTest, ValuesThatDoNotFitAreRefusedNamingTheColumn) {
 
 TEST(SchemaCatalogTest, EveryTypeHasItsWireForm) {
   ColumnType array = ParseSpannerType("ARRAY<FLOAT64>", Dialect::kGoogleSql);
-  auto encoded = EncodeForColumn(
-      Value::ArrayOf(
-          {Value::Float64(1.5), Value::NullValue(),
-           Value::Float64(std::numeric_limits<double>::quiet_NaN()),
-           Value::Float64(-std::numeric_limits<double>::infinity())}),
-      array, "c");
-  ASSERT_TRUE(encoded.ok());
+  auto encoded = std::make_unique<google::protobuf::Value>();
+  ASSERT_TRUE(
+      EncodeForColumn(
+          Value::ArrayOf(
+              {Value::Float64(1.5), Value::NullValue(),
+               Value::Float64(std::numeric_limits<double>::quiet_NaN()),
+               Value::Float64(-std::numeric_limits<double>::infinity())}),
+          array, "column", "t", "c", encoded.get())
+          .ok());
   EXPECT_EQ(encoded->list_value().values(0).number_value(), 1.5);
   EXPECT_TRUE(encoded->list_value().values(1).has_null_value());
   EXPECT_EQ(encoded->list_value().values(2).string_value(), "NaN");

@@ -42,13 +42,14 @@ bool IsSessionNotFound(const absl::Status& status) {
 class SpannerConnection::BatchWriteReactor final
     : public grpc::ClientReadReactor<BatchWriteResponse> {
  public:
-  BatchWriteReactor(BatchWriteRequest request,
+  // `request` must outlive the call.
+  BatchWriteReactor(const BatchWriteRequest& request,
                     std::function<void(const grpc::Status&)> done)
-      : request_(std::move(request)), done_(std::move(done)) {}
+      : request_(&request), done_(std::move(done)) {}
 
   void Start(google::spanner::v1::Spanner::Stub& stub, absl::Time deadline) {
     context_.set_deadline(absl::ToChronoTime(deadline));
-    stub.async()->BatchWrite(&context_, &request_, this);
+    stub.async()->BatchWrite(&context_, request_, this);
     StartRead(&current_);
     StartCall();
   }
@@ -65,7 +66,7 @@ class SpannerConnection::BatchWriteReactor final
 
  private:
   grpc::ClientContext context_;
-  BatchWriteRequest request_;
+  const BatchWriteRequest* request_;
   BatchWriteResponse current_;
   std::vector<BatchWriteResponse> responses_;
   std::function<void(const grpc::Status&)> done_;
@@ -231,7 +232,7 @@ absl::StatusOr<SchemaCatalog> SpannerConnection::LoadSchema() {
 }
 
 SpannerConnection::BatchWriteResult SpannerConnection::BatchWrite(
-    BatchWriteRequest request) {
+    BatchWriteRequest& request) {
   return WithSession([&]() -> BatchWriteResult {
     request.set_session(session_);
     auto result = std::make_shared<std::optional<absl::Status>>();
@@ -259,7 +260,7 @@ SpannerConnection::BatchWriteResult SpannerConnection::BatchWrite(
   });
 }
 
-absl::Status SpannerConnection::Commit(CommitRequest request) {
+absl::Status SpannerConnection::Commit(CommitRequest& request) {
   return WithSession([&] {
     request.set_session(session_);
     google::spanner::v1::CommitResponse response;

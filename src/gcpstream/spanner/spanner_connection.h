@@ -51,10 +51,11 @@ class SpannerConnection {
     absl::Status status;  // The stream's final status.
     std::vector<google::spanner::v1::BatchWriteResponse> responses;
   };
-  // Sends `request` (its session is filled in) and consumes the whole
-  // response stream.
-  BatchWriteResult BatchWrite(google::spanner::v1::BatchWriteRequest request);
-  absl::Status Commit(google::spanner::v1::CommitRequest request);
+  // Sends `request` (filling in its session) and consumes the whole
+  // response stream. The request is borrowed, not copied: the caller moves
+  // its mutations in and takes them back afterwards.
+  BatchWriteResult BatchWrite(google::spanner::v1::BatchWriteRequest& request);
+  absl::Status Commit(google::spanner::v1::CommitRequest& request);
 
   // Deletes the session (best effort) and waits until gRPC let go of every
   // call.

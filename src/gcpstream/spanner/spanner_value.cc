@@ -105,6 +105,12 @@ std::optional<TypeCode> Value::type() const {
 
 google::protobuf::Value Value::ToProto() const {
   google::protobuf::Value out;
+  ToProto(&out);
+  return out;
+}
+
+void Value::ToProto(google::protobuf::Value* out_ptr) const {
+  google::protobuf::Value& out = *out_ptr;
   std::visit(Overloaded{
                  [&](const Null&) { out.set_null_value({}); },
                  [&](bool v) { out.set_bool_value(v); },
@@ -129,12 +135,11 @@ google::protobuf::Value Value::ToProto() const {
                  [&](const Array& v) {
                    auto& list = *out.mutable_list_value();
                    for (const Value& element : v) {
-                     *list.add_values() = element.ToProto();
+                     element.ToProto(list.add_values());
                    }
                  },
              },
              data_);
-  return out;
 }
 
 nlohmann::json Value::ToJson() const {

@@ -88,6 +88,7 @@ class Value {
   // The encoding Spanner's wire API expects (INT64 and NUMERIC as strings,
   // BYTES base64, DATE "YYYY-MM-DD", TIMESTAMP RFC 3339 in UTC, ...).
   google::protobuf::Value ToProto() const;
+  void ToProto(google::protobuf::Value* out) const;
 
   // The portable encoding in a failed element's payload: JSON, with the same
   // text forms as the wire (so INT64 stays exact).

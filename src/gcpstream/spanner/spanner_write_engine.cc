@@ -36,7 +36,8 @@ std::string KeyPart(const google::protobuf::Value& value) {
 
 std::string KeyString(absl::string_view table,
                       const google::protobuf::ListValue& key) {
-  std::string out = absl::AsciiStrToLower(table);
+  // `table` is the catalog's canonical name, so it compares exactly.
+  std::string out(table);
   for (const auto& part : key.values()) {
     absl::StrAppend(&out, "\x1f", KeyPart(part));
   }
@@ -261,13 +262,20 @@ absl::Status SpannerWriteEngine::SendViaBatchWrite(
       request.mutable_request_options()->set_priority(
           ToProto(*options_.rpc_priority));
     }
-    for (const Pending* pending : undecided) {
-      *request.add_mutation_groups()->add_mutations() = pending->encoded.proto;
+    // Mutations move into the request and back: no copy per send.
+    for (Pending* pending : undecided) {
+      request.add_mutation_groups()->add_mutations()->Swap(
+          &pending->encoded.proto);
     }
     metrics_.requests->Increment();
     spanner_metrics_.batches_sent->Increment();
     SpannerConnection::BatchWriteResult result =
-        connection_->BatchWrite(std::move(request));
+        connection_->BatchWrite(request);
+    for (size_t i = 0; i < undecided.size(); ++i) {
+      undecided[i]->encoded.proto.Swap(
+          request.mutable_mutation_groups(static_cast<int>(i))
+              ->mutable_mutations(0));
+    }
     if (!result.status.ok()) CountError(result.status);
     if (result.status.code() == absl::StatusCode::kUnimplemented &&
         result.responses.empty()) {
@@ -370,12 +378,16 @@ absl::Status SpannerWriteEngine::Commit(const std::vector<Pending*>& batch) {
     request.mutable_request_options()->set_priority(
         ToProto(*options_.rpc_priority));
   }
-  for (const Pending* pending : batch) {
-    *request.add_mutations() = pending->encoded.proto;
+  for (Pending* pending : batch) {
+    request.add_mutations()->Swap(&pending->encoded.proto);
   }
   metrics_.requests->Increment();
   spanner_metrics_.batches_sent->Increment();
-  absl::Status status = connection_->Commit(std::move(request));
+  absl::Status status = connection_->Commit(request);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    batch[i]->encoded.proto.Swap(
+        request.mutable_mutations(static_cast<int>(i)));
+  }
   if (!status.ok()) CountError(status);
   return status;
 }

@@ -1,0 +1,150 @@
+#include "bench/spanner_null_service.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "google/spanner/admin/database/v1/spanner_database_admin.grpc.pb.h"
+#include "google/spanner/v1/spanner.grpc.pb.h"
+
+namespace gcpstream::bench {
+namespace {
+
+namespace v1 = ::google::spanner::v1;
+namespace admin = ::google::spanner::admin::database::v1;
+
+const char* ColumnType(int i) {
+  static const char* kTypes[] = {"INT64", "FLOAT64", "STRING(MAX)", "BOOL",
+                                 "TIMESTAMP"};
+  return kTypes[(i - 1) % 5];
+}
+
+class NullSpannerService final : public v1::Spanner::CallbackService {
+ public:
+  explicit NullSpannerService(int columns) : columns_(columns) {}
+
+  grpc::ServerUnaryReactor* CreateSession(
+      grpc::CallbackServerContext* context,
+      const v1::CreateSessionRequest* request, v1::Session* session) override {
+    session->set_name(absl::StrCat(request->database(), "/sessions/null"));
+    return Done(context);
+  }
+  grpc::ServerUnaryReactor* DeleteSession(grpc::CallbackServerContext* context,
+                                          const v1::DeleteSessionRequest*,
+                                          google::protobuf::Empty*) override {
+    return Done(context);
+  }
+  grpc::ServerUnaryReactor* ExecuteSql(grpc::CallbackServerContext* context,
+                                       const v1::ExecuteSqlRequest* request,
+                                       v1::ResultSet* result) override {
+    auto row = [&](std::initializer_list<const char*> cells) {
+      auto& r = *result->add_rows();
+      for (const char* cell : cells) r.add_values()->set_string_value(cell);
+    };
+    if (absl::StrContains(request->sql(), "INDEX_COLUMNS")) {
+      row({"", "Rows", "PRIMARY_KEY", "PRIMARY_KEY", "Id", "1"});
+    } else if (absl::StrContains(request->sql(), "COLUMNS")) {
+      row({"", "Rows", "Id", "INT64", "NO"});
+      for (int i = 1; i < columns_; ++i) {
+        const std::string name = absl::StrCat("C", i);
+        row({"", "Rows", name.c_str(), ColumnType(i), "YES"});
+      }
+    }
+    return Done(context);
+  }
+  grpc::ServerUnaryReactor* Commit(grpc::CallbackServerContext* context,
+                                   const v1::CommitRequest*,
+                                   v1::CommitResponse*) override {
+    return Done(context);
+  }
+  grpc::ServerWriteReactor<v1::BatchWriteResponse>* BatchWrite(
+      grpc::CallbackServerContext*,
+      const v1::BatchWriteRequest* request) override {
+    class Writer final
+        : public grpc::ServerWriteReactor<v1::BatchWriteResponse> {
+     public:
+      explicit Writer(int groups) {
+        for (int i = 0; i < groups; ++i) response_.add_indexes(i);
+        StartWriteAndFinish(&response_, grpc::WriteOptions(), grpc::Status::OK);
+      }
+      void OnDone() override { delete this; }  // gRPC's reactor idiom.
+
+     private:
+      v1::BatchWriteResponse response_;
+    };
+    return new Writer(request->mutation_groups_size());  // NOLINT
+  }
+
+ private:
+  static grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+  int columns_;
+};
+
+class NullAdminService final : public admin::DatabaseAdmin::CallbackService {
+  grpc::ServerUnaryReactor* GetDatabase(
+      grpc::CallbackServerContext* context,
+      const admin::GetDatabaseRequest* request,
+      admin::Database* database) override {
+    database->set_name(request->name());
+    database->set_database_dialect(admin::GOOGLE_STANDARD_SQL);
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
+    return reactor;
+  }
+};
+
+[[noreturn]] void Serve(int columns, int ready_fd) {
+  NullSpannerService spanner(columns);
+  NullAdminService database_admin;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
+                           &port);
+  builder.RegisterService(&spanner);
+  builder.RegisterService(&database_admin);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || port == 0) _exit(3);
+  if (write(ready_fd, &port, sizeof(port)) != sizeof(port)) _exit(4);
+  close(ready_fd);
+  server->Wait();
+  _exit(0);
+}
+
+}  // namespace
+
+NullSpanner StartNullSpanner(int columns) {
+  int fds[2];
+  if (pipe(fds) != 0) std::abort();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    Serve(columns, fds[1]);
+  }
+  close(fds[1]);
+  int port = 0;
+  if (read(fds[0], &port, sizeof(port)) != sizeof(port)) {
+    std::fprintf(stderr, "null Spanner did not start\n");
+    std::abort();
+  }
+  close(fds[0]);
+  return NullSpanner{.pid = pid, .address = absl::StrCat("127.0.0.1:", port)};
+}
+
+void StopNullSpanner(const NullSpanner& server) {
+  kill(server.pid, SIGKILL);
+  waitpid(server.pid, nullptr, 0);
+}
+
+}  // namespace gcpstream::bench

@@ -1,0 +1,259 @@
+// Rows per second of client CPU for the Spanner sink against a null Spanner
+// (a child process that accepts everything), next to a raw-stub loop sending
+// the same requests, so the sink's overhead is a ratio. 10-column upserts,
+// batches at the default limits (500 mutations, 5000 cells).
+//
+//   spanner_sink_throughput [--rows N] [--columns C] [--runs R] [--quick]
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bench/spanner_null_service.h"
+#include "gcpstream/runtime/mailbox.h"
+#include "gcpstream/runtime/task_signal.h"
+#include "gcpstream/spanner/spanner_sink.h"
+#include "google/spanner/v1/spanner.grpc.pb.h"
+
+namespace gcpstream::bench {
+namespace {
+
+namespace v1 = ::google::spanner::v1;
+using spanner::Mutation;
+using spanner::Value;
+
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) /
+             1e6;
+}
+
+// Peak resident set, from /proc/self/status, in MiB.
+double PeakRssMib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) {
+      return std::stod(line.substr(6)) / 1024.0;
+    }
+  }
+  return 0;
+}
+
+// Column i's value for row `id`, the same in both loops.
+Value CellValue(int64_t id, int i) {
+  switch ((i - 1) % 5) {
+    case 0:
+      return Value::Int64(id * 31 + i);
+    case 1:
+      return Value::Float64(static_cast<double>(id) * 0.5);
+    case 2:
+      return Value::String(absl::StrCat("customer-", id, "-column-", i));
+    case 3:
+      return Value::Bool(id % 2 == 0);
+    default:
+      return Value::Timestamp(absl::FromUnixMillis(1'764'633'600'000 + id));
+  }
+}
+
+struct Result {
+  std::string scenario;
+  int64_t rows = 0;
+  double wall_seconds = 0;
+  double cpu_seconds = 0;
+  double rss_mib = 0;
+  double RowsPerCpuSecond() const { return rows / cpu_seconds; }
+};
+
+Result RunSink(const std::string& address, int64_t rows, int columns,
+               spanner::WriteMethod method) {
+  spanner::SpannerSinkOptions options;
+  options.database = spanner::DatabaseDestination("p", "i", "d");
+  options.channel.endpoint = address;
+  options.channel.plaintext = true;
+  options.write_method = method;
+  std::vector<std::string> names;
+  for (int i = 1; i < columns; ++i) names.push_back(absl::StrCat("C", i));
+  spanner::SpannerSink<int64_t> sink(
+      options,
+      [names](const int64_t& id,
+              const WriterContext&) -> absl::StatusOr<std::optional<Mutation>> {
+        Mutation mutation = Mutation::InsertOrUpdate("Rows");
+        mutation.Set("Id", Value::Int64(id));
+        for (size_t i = 0; i < names.size(); ++i) {
+          mutation.Set(names[i], CellValue(id, static_cast<int>(i) + 1));
+        }
+        return mutation;
+      });
+  runtime::Mailbox mailbox(std::make_shared<runtime::TaskSignal>());
+  runtime::SinkWriterContext context;
+  context.mailbox = runtime::MailboxExecutor(&mailbox);
+  auto writer = sink.CreateWriter(context);
+  if (!writer.ok()) {
+    std::fprintf(stderr, "%s\n", writer.status().ToString().c_str());
+    std::exit(1);
+  }
+  const double cpu = CpuSeconds();
+  const absl::Time start = absl::Now();
+  WriterContext record;
+  for (int64_t id = 0; id < rows; ++id) {
+    record.record_position = id;
+    if (absl::Status s = (*writer)->Write(id, record); !s.ok()) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      std::exit(1);
+    }
+  }
+  if (absl::Status s = (*writer)->Flush(true); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    std::exit(1);
+  }
+  Result result{.scenario = absl::StrCat(
+                    "sink ", spanner::kWriteMethodOption.Name(method)),
+                .rows = rows,
+                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                .cpu_seconds = CpuSeconds() - cpu,
+                .rss_mib = PeakRssMib()};
+  (*writer)->Close();
+  return result;
+}
+
+// The same mutations, built straight into protos and sent with the stub.
+Result RunRaw(const std::string& address, int64_t rows, int columns,
+              spanner::WriteMethod method) {
+  auto channel =
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  auto stub = v1::Spanner::NewStub(channel);
+  v1::Session session;
+  {
+    grpc::ClientContext context;
+    v1::CreateSessionRequest request;
+    request.set_database("projects/p/instances/i/databases/d");
+    (void)stub->CreateSession(&context, request, &session);
+  }
+  std::vector<std::string> names = {"Id"};
+  for (int i = 1; i < columns; ++i) names.push_back(absl::StrCat("C", i));
+  constexpr int64_t kBatch = 500;
+  const double cpu = CpuSeconds();
+  const absl::Time start = absl::Now();
+  for (int64_t first = 0; first < rows; first += kBatch) {
+    const int64_t last = std::min(rows, first + kBatch);
+    auto fill = [&](v1::Mutation& mutation, int64_t id) {
+      auto& write = *mutation.mutable_insert_or_update();
+      write.set_table("Rows");
+      for (const std::string& name : names) write.add_columns(name);
+      auto& values = *write.add_values();
+      *values.add_values() = Value::Int64(id).ToProto();
+      for (int i = 1; i < columns; ++i) {
+        *values.add_values() = CellValue(id, i).ToProto();
+      }
+    };
+    grpc::ClientContext context;
+    if (method == spanner::WriteMethod::kBatchWrite) {
+      v1::BatchWriteRequest request;
+      request.set_session(session.name());
+      for (int64_t id = first; id < last; ++id) {
+        fill(*request.add_mutation_groups()->add_mutations(), id);
+      }
+      auto reader = stub->BatchWrite(&context, request);
+      v1::BatchWriteResponse response;
+      while (reader->Read(&response)) {
+      }
+      (void)reader->Finish();
+    } else {
+      v1::CommitRequest request;
+      request.set_session(session.name());
+      request.mutable_single_use_transaction()->mutable_read_write();
+      for (int64_t id = first; id < last; ++id) {
+        fill(*request.add_mutations(), id);
+      }
+      v1::CommitResponse response;
+      (void)stub->Commit(&context, request, &response);
+    }
+  }
+  return Result{.scenario = absl::StrCat(
+                    "raw stub ", spanner::kWriteMethodOption.Name(method)),
+                .rows = rows,
+                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                .cpu_seconds = CpuSeconds() - cpu,
+                .rss_mib = PeakRssMib()};
+}
+
+Result Median(std::vector<Result> runs) {
+  std::sort(runs.begin(), runs.end(), [](const Result& a, const Result& b) {
+    return a.RowsPerCpuSecond() < b.RowsPerCpuSecond();
+  });
+  return runs[runs.size() / 2];
+}
+
+void Print(const Result& r, double spread_low, double spread_high) {
+  std::printf(
+      "%-24s %10.0f rows/s wall %10.0f rows/CPU-s (runs %.0f..%.0f) "
+      "RSS %.0f MiB\n",
+      r.scenario.c_str(), r.rows / r.wall_seconds, r.RowsPerCpuSecond(),
+      spread_low, spread_high, r.rss_mib);
+  std::printf(
+      "{\"benchmark\":\"spanner_sink\",\"scenario\":\"%s\",\"rows\":%lld,"
+      "\"rows_per_wall_second\":%.0f,\"rows_per_cpu_second\":%.0f,"
+      "\"peak_rss_mib\":%.1f}\n",
+      r.scenario.c_str(), static_cast<long long>(r.rows),
+      r.rows / r.wall_seconds, r.RowsPerCpuSecond(), r.rss_mib);
+}
+
+}  // namespace
+}  // namespace gcpstream::bench
+
+int main(int argc, char** argv) {
+  using namespace gcpstream::bench;  // NOLINT(google-build-using-namespace)
+  CLI::App app{"Spanner sink throughput against a null Spanner"};
+  int64_t rows = 300'000;
+  int columns = 10;
+  int runs = 3;
+  bool quick = false;
+  app.add_option("--rows", rows);
+  app.add_option("--columns", columns);
+  app.add_option("--runs", runs);
+  app.add_flag("--quick", quick, "a few thousand rows, one run (smoke)");
+  CLI11_PARSE(app, argc, argv);
+  if (quick) {
+    rows = 5000;
+    runs = 1;
+  }
+  // Before any gRPC use in this process: the server is a forked child.
+  const NullSpanner server = StartNullSpanner(columns);
+  for (auto method : {gcpstream::spanner::WriteMethod::kBatchWrite,
+                      gcpstream::spanner::WriteMethod::kCommit}) {
+    std::vector<Result> sink_runs;
+    std::vector<Result> raw_runs;
+    for (int run = 0; run < runs; ++run) {
+      raw_runs.push_back(RunRaw(server.address, rows, columns, method));
+      sink_runs.push_back(RunSink(server.address, rows, columns, method));
+    }
+    auto spread = [](const std::vector<Result>& all, bool high) {
+      double v = high ? 0 : 1e300;
+      for (const Result& r : all) {
+        v = high ? std::max(v, r.RowsPerCpuSecond())
+                 : std::min(v, r.RowsPerCpuSecond());
+      }
+      return v;
+    };
+    const Result raw = Median(raw_runs);
+    const Result sink = Median(sink_runs);
+    Print(raw, spread(raw_runs, false), spread(raw_runs, true));
+    Print(sink, spread(sink_runs, false), spread(sink_runs, true));
+    std::printf("overhead (raw rows/CPU-s ÷ sink rows/CPU-s): %.2fx\n",
+                raw.RowsPerCpuSecond() / sink.RowsPerCpuSecond());
+  }
+  StopNullSpanner(server);
+  return 0;
+}
