@@ -372,6 +372,24 @@ TEST_F(SpannerSinkTest, BatchLimitsAreNeverExceededForEitherMethod) {
   EXPECT_EQ(Commits().size(), 14U);
 }
 
+TEST_F(SpannerSinkTest, OversizeMutationIsSentAlone) {
+  BatchWriteResponse ok = GroupStatus({0}, 0);
+  server_->SetDefault(kBatchWrite, Always(RespondStream({&ok})));
+  SpannerSinkOptions options = Options();
+  options.max_batch_cells = 2;  // One upsert costs 3 cells.
+  auto writer = Writer(options);
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE(Write(**writer, {1, 1}).ok());
+  ASSERT_TRUE(Write(**writer, {2, 2}).ok());
+  ASSERT_TRUE((*writer)->Flush(false).ok());
+  auto requests = BatchWrites();
+  ASSERT_EQ(requests.size(), 2U);
+  EXPECT_EQ(requests[0].mutation_groups_size(), 1);
+  EXPECT_EQ(requests[1].mutation_groups_size(), 1);
+  EXPECT_EQ(Metric("records_written"), "2");
+  (*writer)->Close();
+}
+
 TEST_F(SpannerSinkTest, TwoMutationsOfOneKeyNeverShareABatch) {
   BatchWriteResponse ok = GroupStatus({0, 1}, 0);
   server_->SetDefault(kBatchWrite, Always(RespondStream({&ok})));
