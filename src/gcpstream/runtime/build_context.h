@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/time.h"
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/runtime/source.h"
 #include "gcpstream/runtime/task.h"
@@ -33,6 +34,7 @@ struct AttemptResources {
   const RestoredState* restored = nullptr;
   size_t channel_capacity = 8;  // Batches per channel.
   size_t batch_size = 512;      // Records per batch.
+  absl::Duration checkpoint_interval = absl::InfiniteDuration();
 };
 
 // Building one subtask's chain.

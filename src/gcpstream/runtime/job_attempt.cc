@@ -53,6 +53,7 @@ absl::Status JobAttempt::BuildTasks() {
   resources_.metrics = metrics_;
   resources_.restored = &restored_;
   resources_.batch_size = options_.batch_size;
+  resources_.checkpoint_interval = options_.checkpoint_interval;
   resources_.channel_capacity = options_.channel_capacity;
   for (const auto& stage : graph_.stages) {
     auto& signals = resources_.signals.emplace_back();

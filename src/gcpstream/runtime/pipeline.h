@@ -108,6 +108,7 @@ DataStream<T> Pipeline::AddTypedSource(std::shared_ptr<Source<T>> source,
     reader_context.pipeline = context.attempt->pipeline;
     reader_context.mailbox = task->context().executor();
     reader_context.metrics = context.attempt->metrics;
+    reader_context.checkpoint_interval = context.attempt->checkpoint_interval;
     auto reader = source->CreateReader(reader_context, std::move(mine));
     if (!reader.ok()) return reader.status();
     task->Attach(*std::move(reader), *std::move(head));

@@ -52,6 +52,10 @@ struct SourceReaderContext {
   // Post completions (e.g. "messages arrived") to wake the task thread.
   MailboxExecutor mailbox{nullptr};
   MetricsRegistry* metrics = nullptr;
+  // The pipeline's checkpoint interval (infinite outside a pipeline). A
+  // source that acts on completed checkpoints (e.g. acknowledges) can warn
+  // when it is too long for what it holds.
+  absl::Duration checkpoint_interval = absl::InfiniteDuration();
 };
 
 // Reads the splits assigned to one subtask. Every call happens on the
