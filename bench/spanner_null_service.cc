@@ -22,9 +22,9 @@ namespace v1 = ::google::spanner::v1;
 namespace admin = ::google::spanner::admin::database::v1;
 
 const char* ColumnType(int i) {
-  static const char* kTypes[] = {"INT64", "FLOAT64", "STRING(MAX)", "BOOL",
-                                 "TIMESTAMP"};
-  return kTypes[(i - 1) % 5];
+  static const char* const kColumnTypes[] = {"INT64", "FLOAT64", "STRING(MAX)",
+                                             "BOOL", "TIMESTAMP"};
+  return kColumnTypes[(i - 1) % 5];
 }
 
 class NullSpannerService final : public v1::Spanner::CallbackService {

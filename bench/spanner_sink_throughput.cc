@@ -73,7 +73,9 @@ struct Result {
   double wall_seconds = 0;
   double cpu_seconds = 0;
   double rss_mib = 0;
-  double RowsPerCpuSecond() const { return rows / cpu_seconds; }
+  double RowsPerCpuSecond() const {
+    return static_cast<double>(rows) / cpu_seconds;
+  }
 };
 
 Result RunSink(const std::string& address, int64_t rows, int columns,
@@ -200,14 +202,15 @@ void Print(const Result& r, double spread_low, double spread_high) {
   std::printf(
       "%-24s %10.0f rows/s wall %10.0f rows/CPU-s (runs %.0f..%.0f) "
       "RSS %.0f MiB\n",
-      r.scenario.c_str(), r.rows / r.wall_seconds, r.RowsPerCpuSecond(),
-      spread_low, spread_high, r.rss_mib);
+      r.scenario.c_str(), static_cast<double>(r.rows) / r.wall_seconds,
+      r.RowsPerCpuSecond(), spread_low, spread_high, r.rss_mib);
   std::printf(
       "{\"benchmark\":\"spanner_sink\",\"scenario\":\"%s\",\"rows\":%lld,"
       "\"rows_per_wall_second\":%.0f,\"rows_per_cpu_second\":%.0f,"
       "\"peak_rss_mib\":%.1f}\n",
       r.scenario.c_str(), static_cast<long long>(r.rows),
-      r.rows / r.wall_seconds, r.RowsPerCpuSecond(), r.rss_mib);
+      static_cast<double>(r.rows) / r.wall_seconds, r.RowsPerCpuSecond(),
+      r.rss_mib);
 }
 
 }  // namespace

@@ -93,8 +93,9 @@ class PubSubSource final : public runtime::Source<T> {
         const absl::Time event_time =
             absl::FromUnixSeconds(published.seconds()) +
             absl::Nanoseconds(published.nanos());
-        for (T& record : records_)
+        for (T& record : records_) {
           output.Collect(std::move(record), event_time);
+        }
         core_->PopEmitted();
         ++handled;
       }

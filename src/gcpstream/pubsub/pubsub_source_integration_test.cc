@@ -97,7 +97,8 @@ class PubSubSourceIntegrationTest : public ::testing::Test {
     }
   }
 
-  static PubSubSourceOptions Options(std::vector<std::string> subscriptions) {
+  static PubSubSourceOptions Options(
+      const std::vector<std::string>& subscriptions) {
     PubSubSourceOptions options;
     for (const std::string& name : subscriptions) {
       options.subscriptions.push_back(
@@ -230,9 +231,17 @@ TEST_F(PubSubSourceIntegrationTest,
   ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "made").ok());
   PubSubSourceOptions options = Options({});
   SubscriptionSpec spec{.project = kProject, .subscription = "made-sub"};
-  spec.create = SubscriptionCreateOptions{.topic = "made",
-                                          .ack_deadline = absl::Seconds(42),
-                                          .enable_message_ordering = true};
+  ASSERT_TRUE(
+      emulators::EnsurePubSubTopic(channel_, kProject, "made-dlq").ok());
+  spec.create =
+      SubscriptionCreateOptions{.topic = "made",
+                                .ack_deadline = absl::Seconds(42),
+                                .enable_message_ordering = true,
+                                .message_retention = absl::Hours(2),
+                                .filter = "attributes.kind = \"order\"",
+                                .dead_letter_topic = absl::StrCat(
+                                    "projects/", kProject, "/topics/made-dlq"),
+                                .max_delivery_attempts = 7};
   options.subscriptions.push_back(spec);
   options.ordering_mode = OrderingMode::kPerKey;
   PubSubSource<int64_t> source(options, NumberDeserializer());
@@ -244,6 +253,11 @@ TEST_F(PubSubSourceIntegrationTest,
   ASSERT_TRUE(got.ok());
   EXPECT_EQ(got->ack_deadline_seconds(), 42);
   EXPECT_TRUE(got->enable_message_ordering());
+  EXPECT_EQ(got->message_retention_duration().seconds(), 7200);
+  EXPECT_EQ(got->filter(), "attributes.kind = \"order\"");
+  EXPECT_EQ(got->dead_letter_policy().dead_letter_topic(),
+            absl::StrCat("projects/", kProject, "/topics/made-dlq"));
+  EXPECT_EQ(got->dead_letter_policy().max_delivery_attempts(), 7);
 }
 
 TEST_F(PubSubSourceIntegrationTest, DeserializationFailurePolicies) {
@@ -340,8 +354,8 @@ TEST_F(PubSubSourceIntegrationTest, PerKeyOrderSurvivesSinkAndSource) {
   ASSERT_TRUE(emulators::EnsurePubSubSubscription(
                   channel_, kProject, "ordered-sub", "ordered", true)
                   .ok());
-  constexpr int kKeys = 50;
-  constexpr int kPerKey = 200;
+  constexpr int64_t kKeys = 50;
+  constexpr int64_t kPerKey = 200;
   {
     // Record i: key i % 50, sequence i / 50 within its key.
     runtime::PipelineOptions options;

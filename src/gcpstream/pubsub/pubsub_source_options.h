@@ -61,9 +61,9 @@ struct SubscriptionCreateOptions {
   absl::Duration ack_deadline = absl::Seconds(60);
   bool enable_message_ordering = false;
   std::optional<absl::Duration> message_retention = std::nullopt;
-  std::string filter = "";
+  std::string filter{};
   // dead-letter-topic (full name) and max-delivery-attempts (5..100).
-  std::string dead_letter_topic = "";
+  std::string dead_letter_topic{};
   int max_delivery_attempts = 5;
 };
 

@@ -142,11 +142,11 @@ absl::StatusOr<std::unique_ptr<PullReader>> PullReader::Create(
   return reader;
 }
 
-PullReader::PullReader(ConstructorKey, const PubSubSourceOptions& options,
+PullReader::PullReader(ConstructorKey, PubSubSourceOptions options,
                        const runtime::SourceReaderContext& context,
                        std::vector<SubscriptionSpec> subscriptions,
                        std::shared_ptr<grpc::Channel> channel)
-    : options_(options),
+    : options_(std::move(options)),
       executor_(context.mailbox),
       checkpoint_interval_(context.checkpoint_interval),
       channel_(std::move(channel)),

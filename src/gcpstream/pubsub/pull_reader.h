@@ -64,7 +64,7 @@ class PullReader {
   struct ConstructorKey {
     explicit ConstructorKey() = default;
   };
-  PullReader(ConstructorKey, const PubSubSourceOptions& options,
+  PullReader(ConstructorKey, PubSubSourceOptions options,
              const runtime::SourceReaderContext& context,
              std::vector<SubscriptionSpec> subscriptions,
              std::shared_ptr<grpc::Channel> channel);

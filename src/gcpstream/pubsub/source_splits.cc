@@ -41,6 +41,7 @@ absl::StatusOr<std::vector<runtime::Split>> PlanSubscriptionSplits(
                         ? subscriptions
                         : std::max(subscriptions, parallelism);
   std::vector<runtime::Split> splits;
+  splits.reserve(count);
   for (int i = 0; i < count; ++i) {
     // The state names the subscription, so a restore reads what the
     // checkpoint read even if the list is reordered.
