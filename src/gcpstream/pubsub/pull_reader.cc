@@ -87,14 +87,20 @@ class PullReader::Stream final
     });
   }
   void OnDone(const grpc::Status& status) override {
+    // The mail may destroy this stream before OnDone returns: touch no
+    // member after posting it.
+    std::shared_ptr<CallbackTracker> tracker = tracker_;
     executor_.Post([reader = reader_, slot = slot_, generation = generation_,
                     result = FromGrpc(status)] {
       if (auto alive = reader.lock()) {
         (*alive)->OnStreamDone(slot, generation, result);
       }
     });
-    tracker_->End();
+    tracker->End();
   }
+
+  size_t slot() const { return slot_; }
+  uint64_t generation() const { return generation_; }
 
  private:
   void ReleaseHold() {
@@ -278,6 +284,11 @@ void PullReader::OnResponse(size_t slot, uint64_t generation,
 
 void PullReader::OnStreamDone(size_t slot, uint64_t generation,
                               const absl::Status& status) {
+  // gRPC is done with it; a long-running reader reconnects now and then and
+  // must not keep every stream it ever opened.
+  std::erase_if(streams_, [&](const std::shared_ptr<Stream>& stream) {
+    return stream->slot() == slot && stream->generation() == generation;
+  });
   StreamSlot& s = slots_[slot];
   if (generation != s.generation || closed_) return;
   s.stream = nullptr;

@@ -156,7 +156,8 @@ class PullReader {
   Metrics metrics_;
 
   std::vector<StreamSlot> slots_;
-  std::vector<std::shared_ptr<Stream>> streams_;  // Every stream ever opened.
+  // Streams gRPC has not finished with.
+  std::vector<std::shared_ptr<Stream>> streams_;
   std::deque<ReceivedMessage> pending_;
   // Emitted since the last snapshot, and per snapshotted checkpoint.
   std::vector<Leased> emitted_;

@@ -11,3 +11,6 @@ gcpstream_add_test(pubsub_source_integration_test EMULATOR
   SOURCES pubsub_source_integration_test.cc
   DEPS gcpstream::pubsub_source gcpstream::pubsub_sink
        gcpstream::runtime_connectors gcpstream::testing gcpstream::emulators)
+
+gcpstream_add_test(pubsub_source_test SOURCES pubsub_source_test.cc
+  DEPS gcpstream::pubsub_source gcpstream::testing)

@@ -181,7 +181,7 @@ void HalfClosingProxy::Serve(int client_fd) {
       open.erase(stream);
     }
   };
-  std::array<char, 64 * 1024> buffer{};
+  std::array<char, size_t{64} << 10> buffer{};
   bool client_gone = false;
   while (!stopping_.load() && !client_gone) {
     std::array<pollfd, 2> fds = {

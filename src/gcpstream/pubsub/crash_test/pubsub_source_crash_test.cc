@@ -107,8 +107,10 @@ TEST(PubSubSourceCrashTest, EveryMessageLandsAndNothingStaysUnacknowledged) {
   }
   environment.push_back("PUBSUB_EMULATOR_HOST=" + (*proxy)->address());
   std::vector<char*> child_environment;
-  for (std::string& entry : environment)
+  child_environment.reserve(environment.size() + 1);
+  for (std::string& entry : environment) {
     child_environment.push_back(entry.data());
+  }
   child_environment.push_back(nullptr);
 
   const std::string root =

@@ -1,0 +1,402 @@
+// The Pub/Sub source against a scripted Subscriber, for what the emulator
+// cannot do on demand: honour (or ignore) flow control exactly, reset a
+// stream, refuse a subscription, and show the acknowledgement requests the
+// reader sends.
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gcpstream/base/metrics.h"
+#include "gcpstream/pubsub/pubsub_source.h"
+#include "gcpstream/runtime/mailbox.h"
+#include "gcpstream/runtime/task_signal.h"
+#include "gcpstream/testing/scripted_server.h"
+#include "gmock/gmock.h"
+#include "google/pubsub/v1/pubsub.pb.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::pubsub {
+namespace {
+
+using ::gcpstream::testing::Always;
+using ::gcpstream::testing::Fail;
+using ::gcpstream::testing::Reply;
+using ::gcpstream::testing::Respond;
+using ::gcpstream::testing::RespondStream;
+using ::gcpstream::testing::ScriptedServer;
+using ::google::pubsub::v1::AcknowledgeRequest;
+using ::google::pubsub::v1::ModifyAckDeadlineRequest;
+using ::google::pubsub::v1::StreamingPullResponse;
+using ::google::pubsub::v1::Subscription;
+using ::testing::HasSubstr;
+
+constexpr char kStreamingPull[] = "google.pubsub.v1.Subscriber.StreamingPull";
+constexpr char kAcknowledge[] = "google.pubsub.v1.Subscriber.Acknowledge";
+constexpr char kModifyAckDeadline[] =
+    "google.pubsub.v1.Subscriber.ModifyAckDeadline";
+constexpr char kGetSubscription[] =
+    "google.pubsub.v1.Subscriber.GetSubscription";
+constexpr char kSubscription[] = "projects/p/subscriptions/orders";
+
+// `count` messages numbered from `first`, with ack ids "ack-<n>" padded to
+// `ack_id_bytes`.
+StreamingPullResponse Messages(int first, int count, size_t ack_id_bytes = 0) {
+  StreamingPullResponse response;
+  for (int i = first; i < first + count; ++i) {
+    auto* received = response.add_received_messages();
+    std::string ack_id = absl::StrCat("ack-", i);
+    if (ack_id.size() < ack_id_bytes) ack_id.resize(ack_id_bytes, '.');
+    received->set_ack_id(ack_id);
+    received->mutable_message()->set_data(absl::StrCat(i));
+    received->mutable_message()->set_message_id(absl::StrCat(i));
+  }
+  return response;
+}
+
+// A stream that sends `responses` and then stays open, or ends with
+// `finish`.
+Reply Stream(const std::vector<StreamingPullResponse>& responses,
+             std::optional<grpc::Status> finish = std::nullopt) {
+  std::vector<const google::protobuf::Message*> pointers;
+  for (const auto& response : responses) pointers.push_back(&response);
+  return RespondStream(pointers, std::move(finish));
+}
+
+MessageDeserializer<int64_t> NumberDeserializer() {
+  return [](const google::pubsub::v1::PubsubMessage& message,
+            std::vector<int64_t>& out) {
+    int64_t value = 0;
+    if (!absl::SimpleAtoi(message.data(), &value)) {
+      return absl::InvalidArgumentError("not a number");
+    }
+    out.push_back(value);
+    return absl::OkStatus();
+  };
+}
+
+class VectorOutput final : public runtime::ReaderOutput<int64_t> {
+ public:
+  void Collect(int64_t value) override { values.push_back(value); }
+  void Collect(int64_t value, absl::Time) override { values.push_back(value); }
+  std::vector<int64_t> values;
+};
+
+// Every ack id of the recorded Acknowledge (or deadline-0 modify) requests.
+template <typename Request>
+std::vector<std::string> AckIds(const ScriptedServer& server,
+                                const std::string& method) {
+  std::vector<std::string> ids;
+  for (const auto& recorded : server.Requests(method)) {
+    const auto& request = static_cast<const Request&>(*recorded.message);
+    ids.insert(ids.end(), request.ack_ids().begin(), request.ack_ids().end());
+  }
+  return ids;
+}
+
+class PubSubSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto server = ScriptedServer::Start({"google.pubsub.v1.Subscriber"});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    Subscription subscription;
+    subscription.set_name(kSubscription);
+    server_->SetDefault(kGetSubscription, Always(Respond(subscription)));
+    server_->SetDefault(kAcknowledge,
+                        Always(Respond(google::protobuf::Empty())));
+    server_->SetDefault(kModifyAckDeadline,
+                        Always(Respond(google::protobuf::Empty())));
+  }
+
+  PubSubSourceOptions Options() const {
+    PubSubSourceOptions options;
+    options.name = "orders-source";
+    options.subscriptions.push_back(
+        SubscriptionSpec{.project = "p", .subscription = "orders"});
+    options.channel.endpoint = server_->address();
+    options.channel.plaintext = true;
+    options.stream_ack_deadline = absl::Seconds(10);
+    options.reconnect.backoff.initial_delay = absl::Milliseconds(1);
+    options.reconnect.backoff.max_delay = absl::Milliseconds(5);
+    return options;
+  }
+
+  absl::StatusOr<std::unique_ptr<runtime::SourceReader<int64_t>>> Reader(
+      const PubSubSourceOptions& options) {
+    PubSubSource<int64_t> source(options, NumberDeserializer());
+    absl::StatusOr<std::vector<runtime::Split>> splits = source.PlanSplits(1);
+    if (!splits.ok()) return splits.status();
+    runtime::SourceReaderContext context;
+    context.mailbox = runtime::MailboxExecutor(&mailbox_);
+    context.metrics = &registry_;
+    context.checkpoint_interval = absl::Seconds(1);
+    return source.CreateReader(context, *splits);
+  }
+
+  // Polls like a task (serving the mailbox between polls) for `duration`, or
+  // until `count` values arrived; returns the first error.
+  absl::Status Poll(runtime::SourceReader<int64_t>& reader,
+                    VectorOutput& output, size_t count,
+                    absl::Duration duration = absl::Seconds(10)) {
+    const absl::Time deadline = absl::Now() + duration;
+    while (output.values.size() < count && absl::Now() < deadline) {
+      absl::StatusOr<runtime::PollResult> result = reader.PollNext(output);
+      if (!result.ok()) return result.status();
+      max_outstanding_seen_ =
+          std::max(max_outstanding_seen_, Metric("outstanding_messages"));
+      if (result->status == runtime::InputStatus::kNothingAvailable) {
+        runtime::MailboxExecutor(&mailbox_).YieldUntil(
+            [] { return false; }, absl::Now() + absl::Milliseconds(5));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The value of a metric of subtask 0 in the Prometheus text.
+  double Metric(const std::string& name) const {
+    const std::string text = registry_.ExportPrometheusText();
+    const std::string prefix = name + "{";
+    size_t at = text.find("\n" + prefix);
+    if (at == std::string::npos) return -1;
+    const size_t end = text.find('\n', at + 1);
+    const std::string line = text.substr(at + 1, end - at - 1);
+    double value = 0;
+    if (!absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) return -1;
+    return value;
+  }
+
+  std::unique_ptr<ScriptedServer> server_;
+  runtime::Mailbox mailbox_{std::make_shared<runtime::TaskSignal>()};
+  MetricsRegistry registry_;
+  double max_outstanding_seen_ = 0;
+};
+
+TEST_F(PubSubSourceTest, FlowControlStopsReadingAtTheCapUntilAcknowledged) {
+  // The service may ignore the stream's flow control (the emulator does):
+  // it sends ten responses of 20 at once.
+  std::vector<StreamingPullResponse> responses;
+  for (int i = 0; i < 10; ++i) responses.push_back(Messages(i * 20, 20));
+  server_->Enqueue(kStreamingPull, Always(Stream(responses)));
+  PubSubSourceOptions options = Options();
+  options.max_outstanding_messages = 50;
+  auto reader = Reader(options);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  VectorOutput output;
+  // Reading stops once 50 are outstanding: at the response that crossed it.
+  ASSERT_TRUE(Poll(**reader, output, 200, absl::Milliseconds(500)).ok());
+  EXPECT_EQ(output.values.size(), 60U);
+  // Each completed checkpoint acknowledges what it covers and frees room.
+  for (int64_t checkpoint = 1; output.values.size() < 200; ++checkpoint) {
+    ASSERT_LE(checkpoint, 10);
+    ASSERT_TRUE((*reader)->SnapshotState(checkpoint).ok());
+    ASSERT_TRUE((*reader)->NotifyCheckpointComplete(checkpoint).ok());
+    ASSERT_TRUE(Poll(**reader, output, output.values.size() + 60,
+                     absl::Milliseconds(300))
+                    .ok());
+  }
+  EXPECT_LE(max_outstanding_seen_, 50 + 20 - 1);
+  ASSERT_TRUE((*reader)->SnapshotState(99).ok());
+  ASSERT_TRUE((*reader)->NotifyCheckpointComplete(99).ok());
+  (*reader)->Close();
+  EXPECT_EQ(AckIds<AcknowledgeRequest>(*server_, kAcknowledge).size(), 200U);
+  EXPECT_EQ(Metric("messages_acked"), 200);
+  EXPECT_EQ(Metric("outstanding_messages"), 0);
+}
+
+TEST_F(PubSubSourceTest, AcknowledgesOnlyWhatCompletedCheckpointsCover) {
+  server_->Enqueue(kStreamingPull,
+                   Always(Stream({Messages(0, 10), Messages(10, 10)})));
+  PubSubSourceOptions options = Options();
+  options.max_records_per_poll = 10;
+  auto reader = Reader(options);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  VectorOutput output;
+  ASSERT_TRUE(Poll(**reader, output, 10).ok());
+  ASSERT_TRUE((*reader)->SnapshotState(1).ok());
+  ASSERT_TRUE(Poll(**reader, output, 20).ok());
+  ASSERT_TRUE((*reader)->SnapshotState(2).ok());
+  // Only checkpoint 1 completes: the first ten (at most) are acknowledged.
+  ASSERT_TRUE((*reader)->NotifyCheckpointComplete(1).ok());
+  ASSERT_TRUE(Poll(**reader, output, 21, absl::Milliseconds(200)).ok());
+  std::vector<std::string> acked =
+      AckIds<AcknowledgeRequest>(*server_, kAcknowledge);
+  std::vector<std::string> first_ten;
+  for (int64_t i = 0; i < static_cast<int64_t>(acked.size()); ++i) {
+    first_ten.push_back(absl::StrCat("ack-", output.values[i]));
+  }
+  EXPECT_EQ(acked.size(), 10U);
+  EXPECT_THAT(acked, ::testing::UnorderedElementsAreArray(first_ten));
+  // Closing nacks the other ten (deadline 0) so they come back at once.
+  (*reader)->Close();
+  std::vector<std::string> nacked;
+  for (const auto& recorded : server_->Requests(kModifyAckDeadline)) {
+    const auto& request =
+        static_cast<const ModifyAckDeadlineRequest&>(*recorded.message);
+    if (request.ack_deadline_seconds() != 0) continue;
+    nacked.insert(nacked.end(), request.ack_ids().begin(),
+                  request.ack_ids().end());
+  }
+  EXPECT_EQ(nacked.size(), 10U);
+  EXPECT_EQ(Metric("messages_nacked"), 10);
+}
+
+TEST_F(PubSubSourceTest, AcknowledgementsStayWithinTheServiceLimits) {
+  // 2500 messages with 400-byte ack ids: chunks must hold at most 1000 ids
+  // and about 500 KB of them.
+  std::vector<StreamingPullResponse> responses;
+  for (int i = 0; i < 25; ++i) responses.push_back(Messages(i * 100, 100, 400));
+  server_->Enqueue(kStreamingPull, Always(Stream(responses)));
+  auto reader = Reader(Options());
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  VectorOutput output;
+  ASSERT_TRUE(Poll(**reader, output, 2500).ok());
+  ASSERT_TRUE((*reader)->SnapshotState(1).ok());
+  ASSERT_TRUE((*reader)->NotifyCheckpointComplete(1).ok());
+  (*reader)->Close();
+  std::set<std::string> acked;
+  for (const auto& recorded : server_->Requests(kAcknowledge)) {
+    const auto& request =
+        static_cast<const AcknowledgeRequest&>(*recorded.message);
+    EXPECT_EQ(request.subscription(), kSubscription);
+    EXPECT_LE(request.ack_ids_size(), 1000);
+    EXPECT_LE(request.ByteSizeLong(), 524'288U);
+    acked.insert(request.ack_ids().begin(), request.ack_ids().end());
+  }
+  EXPECT_EQ(acked.size(), 2500U);
+  EXPECT_GE(server_->CallCount(kAcknowledge), 3);
+}
+
+TEST_F(PubSubSourceTest, ReconnectsAStreamTheServiceResets) {
+  server_->Enqueue(kStreamingPull,
+                   Always(Stream({Messages(0, 5)},
+                                 grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                              "connection reset"))));
+  server_->Enqueue(kStreamingPull, Always(Stream({Messages(5, 5)})));
+  auto reader = Reader(Options());
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  VectorOutput output;
+  ASSERT_TRUE(Poll(**reader, output, 10).ok());
+  EXPECT_EQ(output.values.size(), 10U);
+  EXPECT_EQ(server_->CallCount(kStreamingPull), 2);
+  EXPECT_EQ(Metric("stream_reconnects"), 1);
+  (*reader)->Close();
+}
+
+TEST_F(PubSubSourceTest, AMissingSubscriptionFailsNamingIt) {
+  server_->SetDefault(kStreamingPull, Always(Fail(grpc::StatusCode::NOT_FOUND,
+                                                  "Resource not found")));
+  auto reader = Reader(Options());
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  VectorOutput output;
+  const absl::Status status = Poll(**reader, output, 1);
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(status.message(), HasSubstr(kSubscription));
+  EXPECT_THAT(status.message(), HasSubstr("orders-source"));
+  EXPECT_EQ(server_->CallCount(kStreamingPull), 1);
+  (*reader)->Close();
+}
+
+TEST_F(PubSubSourceTest, ReconnectBudgetExhaustionFailsTheReader) {
+  server_->SetDefault(kStreamingPull,
+                      Always(Fail(grpc::StatusCode::UNAVAILABLE, "down")));
+  PubSubSourceOptions options = Options();
+  options.reconnect.max_attempts = 3;
+  auto reader = Reader(options);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  VectorOutput output;
+  const absl::Status status = Poll(**reader, output, 1);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(status.message(), HasSubstr("cannot keep a streaming pull"));
+  (*reader)->Close();
+}
+
+TEST_F(PubSubSourceTest, NoCompletedCheckpointFailsNamingTheIntervalOption) {
+  server_->Enqueue(kStreamingPull, Always(Stream({Messages(0, 3)})));
+  PubSubSourceOptions options = Options();
+  options.first_checkpoint_timeout = absl::Milliseconds(200);
+  auto reader = Reader(options);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  VectorOutput output;
+  ASSERT_TRUE(Poll(**reader, output, 3).ok());
+  const absl::Status status = Poll(**reader, output, 4, absl::Seconds(2));
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(status.message(), HasSubstr("first-checkpoint-timeout"));
+  EXPECT_THAT(status.message(), HasSubstr("checkpoint-interval"));
+  (*reader)->Close();
+}
+
+TEST_F(PubSubSourceTest, DropPolicyAcknowledgesAndCountsBadMessages) {
+  StreamingPullResponse response = Messages(0, 2);
+  response.mutable_received_messages(0)->mutable_message()->set_data("x");
+  server_->Enqueue(kStreamingPull, Always(Stream({response})));
+  PubSubSourceOptions options = Options();
+  options.deserialization_failure_policy = DeserializationFailurePolicy::kDrop;
+  auto reader = Reader(options);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  VectorOutput output;
+  ASSERT_TRUE(Poll(**reader, output, 1).ok());
+  EXPECT_THAT(output.values, ::testing::ElementsAre(1));
+  (*reader)->Close();
+  EXPECT_THAT(AckIds<AcknowledgeRequest>(*server_, kAcknowledge),
+              ::testing::Contains("ack-0"));
+  EXPECT_EQ(Metric("deserialization_failures"), 1);
+}
+
+TEST(PubSubSourceOptionsTest, ErrorsNameTheOption) {
+  PubSubSourceOptions options;
+  EXPECT_THAT(CheckPubSubSourceOptions(options).message(),
+              HasSubstr("'subscriptions'"));
+  options.subscriptions.push_back(
+      SubscriptionSpec{.project = "p", .subscription = "s"});
+  EXPECT_TRUE(CheckPubSubSourceOptions(options).ok());
+  options.stream_ack_deadline = absl::Seconds(5);
+  EXPECT_THAT(CheckPubSubSourceOptions(options).message(),
+              HasSubstr("'stream-ack-deadline'"));
+  options.stream_ack_deadline = absl::Seconds(60);
+  options.max_outstanding_messages = 0;
+  EXPECT_THAT(CheckPubSubSourceOptions(options).message(),
+              HasSubstr("'max-outstanding-messages'"));
+  options.max_outstanding_messages = 1;
+  options.subscriptions[0].create = SubscriptionCreateOptions{};
+  EXPECT_THAT(CheckPubSubSourceOptions(options).message(),
+              HasSubstr("'topic'"));
+}
+
+TEST(PubSubSourceOptionsTest, EnumsParseCaseInsensitivelyAndListSpellings) {
+  auto mode = kOrderingModeOption.Parse("Per-Key");
+  ASSERT_TRUE(mode.ok());
+  EXPECT_EQ(*mode, OrderingMode::kPerKey);
+  auto bad = kOrderingModeOption.Parse("per_key");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("ordering-mode"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("per-key"));
+  auto policy = kDeserializationFailurePolicyOption.Parse("NACK");
+  ASSERT_TRUE(policy.ok());
+  EXPECT_EQ(*policy, DeserializationFailurePolicy::kNack);
+}
+
+TEST(PubSubSourceOptionsTest, StartPositionParsesEveryForm) {
+  EXPECT_EQ(StartPosition::Parse("continue")->kind,
+            StartPosition::Kind::kContinue);
+  EXPECT_EQ(StartPosition::Parse("Earliest-Retained")->kind,
+            StartPosition::Kind::kEarliestRetained);
+  EXPECT_EQ(StartPosition::Parse("latest")->kind, StartPosition::Kind::kLatest);
+  auto at = StartPosition::Parse("2026-12-01T00:00:00Z");
+  ASSERT_TRUE(at.ok());
+  EXPECT_EQ(at->kind, StartPosition::Kind::kTimestamp);
+  EXPECT_EQ(at->time, absl::FromUnixSeconds(1796083200));
+  EXPECT_EQ(StartPosition::Parse(at->ToString())->time, at->time);
+  auto bad = StartPosition::Parse("yesterday");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("start-position"));
+}
+
+}  // namespace
+}  // namespace gcpstream::pubsub
