@@ -1,12 +1,7 @@
 #include "bench/spanner_null_service.h"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -105,46 +100,15 @@ class NullAdminService final : public admin::DatabaseAdmin::CallbackService {
   }
 };
 
-[[noreturn]] void Serve(int columns, int ready_fd) {
-  NullSpannerService spanner(columns);
-  NullAdminService database_admin;
-  int port = 0;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                           &port);
-  builder.RegisterService(&spanner);
-  builder.RegisterService(&database_admin);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) _exit(3);
-  if (write(ready_fd, &port, sizeof(port)) != sizeof(port)) _exit(4);
-  close(ready_fd);
-  server->Wait();
-  _exit(0);
-}
-
 }  // namespace
 
-NullSpanner StartNullSpanner(int columns) {
-  int fds[2];
-  if (pipe(fds) != 0) std::abort();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    Serve(columns, fds[1]);
-  }
-  close(fds[1]);
-  int port = 0;
-  if (read(fds[0], &port, sizeof(port)) != sizeof(port)) {
-    std::fprintf(stderr, "null Spanner did not start\n");
-    std::abort();
-  }
-  close(fds[0]);
-  return NullSpanner{.pid = pid, .address = absl::StrCat("127.0.0.1:", port)};
-}
-
-void StopNullSpanner(const NullSpanner& server) {
-  kill(server.pid, SIGKILL);
-  waitpid(server.pid, nullptr, 0);
+ForkedServer StartNullSpanner(int columns) {
+  return StartForkedServer([columns] {
+    std::vector<std::unique_ptr<grpc::Service>> services;
+    services.push_back(std::make_unique<NullSpannerService>(columns));
+    services.push_back(std::make_unique<NullAdminService>());
+    return services;
+  });
 }
 
 }  // namespace gcpstream::bench

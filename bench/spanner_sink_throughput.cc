@@ -5,11 +5,8 @@
 //
 //   spanner_sink_throughput [--rows N] [--columns C] [--runs R] [--quick]
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +16,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bench/measure.h"
 #include "bench/spanner_null_service.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
@@ -31,25 +29,6 @@ namespace {
 namespace v1 = ::google::spanner::v1;
 using spanner::Mutation;
 using spanner::Value;
-
-double CpuSeconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) /
-             1e6;
-}
-
-// Peak resident set, from /proc/self/status, in MiB.
-double PeakRssMib() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("VmHWM:", 0) == 0) {
-      return std::stod(line.substr(6)) / 1024.0;
-    }
-  }
-  return 0;
-}
 
 // Column i's value for row `id`, the same in both loops.
 Value CellValue(int64_t id, int i) {
@@ -233,7 +212,7 @@ int main(int argc, char** argv) {
     runs = 1;
   }
   // Before any gRPC use in this process: the server is a forked child.
-  const NullSpanner server = StartNullSpanner(columns);
+  const ForkedServer server = StartNullSpanner(columns);
   for (auto method : {gcpstream::spanner::WriteMethod::kBatchWrite,
                       gcpstream::spanner::WriteMethod::kCommit}) {
     std::vector<Result> sink_runs;
@@ -257,6 +236,6 @@ int main(int argc, char** argv) {
     std::printf("overhead (raw rows/CPU-s ÷ sink rows/CPU-s): %.2fx\n",
                 raw.RowsPerCpuSecond() / sink.RowsPerCpuSecond());
   }
-  StopNullSpanner(server);
+  StopForkedServer(server);
   return 0;
 }

@@ -117,6 +117,8 @@ class PublishEngine {
     std::shared_ptr<Gauge> parked_messages;
     std::shared_ptr<Counter> topics_created;
     std::shared_ptr<Counter> publishers_evicted;
+    // Seconds from sending a Publish request to its answer, per attempt.
+    std::shared_ptr<Histogram> publish_latency;
   };
 
   absl::Status Init(const runtime::SinkWriterContext& context);

@@ -60,19 +60,28 @@ class PullReader::Stream final
     StartWrite(&first_);
     StartCall();
   }
-  // Task thread; at most one read at a time, never after the hold is gone.
-  void Read() { StartRead(&response_); }
+  // Task thread; at most one read at a time, never after Shutdown().
+  void Read() {
+    read_outstanding_.store(true);
+    StartRead(&response_);
+  }
   // Ends the stream politely (half-close), as the emulator needs: a
-  // cancelled stream lingers there and keeps messages for a deadline.
-  void Shutdown(bool reading) {
+  // cancelled stream lingers there and keeps messages for a deadline. The
+  // hold goes now if no read is outstanding, else when that read completes
+  // (whichever of the two sees the other's flag releases it). The task's
+  // own view of "reading" cannot decide this: a completed read's mail may
+  // still be queued.
+  void Shutdown() {
+    shutting_down_.store(true);
     if (first_written_.load()) StartWritesDone();
-    if (!reading) ReleaseHold();
+    if (!read_outstanding_.load()) ReleaseHold();
   }
   void Cancel() { context_.TryCancel(); }
 
   void OnWriteDone(bool ok) override { first_written_.store(ok); }
   void OnWritesDoneDone(bool /*ok*/) override {}
   void OnReadDone(bool ok) override {
+    read_outstanding_.store(false);
     if (!ok) {
       ReleaseHold();
       return;
@@ -85,6 +94,7 @@ class PullReader::Stream final
         (*alive)->OnResponse(slot, generation, std::move(response));
       }
     });
+    if (shutting_down_.load()) ReleaseHold();
   }
   void OnDone(const grpc::Status& status) override {
     // The mail may destroy this stream before OnDone returns: touch no
@@ -117,6 +127,8 @@ class PullReader::Stream final
   StreamingPullResponse response_;
   std::atomic<bool> first_written_{false};
   std::atomic<bool> hold_released_{false};
+  std::atomic<bool> read_outstanding_{false};
+  std::atomic<bool> shutting_down_{false};
 };
 
 absl::StatusOr<std::unique_ptr<PullReader>> PullReader::Create(
@@ -559,7 +571,7 @@ void PullReader::Close() {
   emitted_.clear();
   by_checkpoint_.clear();
   for (StreamSlot& s : slots_) {
-    if (s.stream != nullptr) s.stream->Shutdown(s.reading);
+    if (s.stream != nullptr) s.stream->Shutdown();
   }
   if (!tracker_->WaitForNone(kCloseGrace)) {
     for (auto& stream : streams_) stream->Cancel();

@@ -1,0 +1,375 @@
+// Messages per second of client CPU for the Pub/Sub sink and source against
+// a null Pub/Sub (a child process that accepts everything and streams
+// prebuilt messages), next to raw-stub loops doing the same requests, so
+// the connectors' overhead is a ratio. 1 KiB and 100 B messages; the sink
+// at its default batching (100 messages), the source acknowledging every
+// 5000 messages as a checkpoint would.
+//
+//   pubsub_throughput [--messages N] [--runs R] [--quick]
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "CLI/CLI.hpp"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "bench/measure.h"
+#include "bench/pubsub_null_service.h"
+#include "gcpstream/base/metrics.h"
+#include "gcpstream/pubsub/pubsub_sink.h"
+#include "gcpstream/pubsub/pubsub_source.h"
+#include "gcpstream/runtime/mailbox.h"
+#include "gcpstream/runtime/task_signal.h"
+#include "google/pubsub/v1/pubsub.grpc.pb.h"
+
+namespace gcpstream::bench {
+namespace {
+
+namespace v1 = ::google::pubsub::v1;
+
+constexpr int kBatch = 100;                 // The sink's default batch.
+constexpr int64_t kCheckpointEvery = 5000;  // Source messages per ack round.
+constexpr char kTopic[] = "projects/bench/topics/bench";
+constexpr char kSubscription[] = "projects/bench/subscriptions/bench";
+
+struct Result {
+  std::string scenario;
+  int64_t messages = 0;
+  int64_t bytes = 0;
+  double wall_seconds = 0;
+  double cpu_seconds = 0;
+  double rss_mib = 0;
+  double p50_ms = -1;  // Publish latency; -1 where not measured.
+  double p99_ms = -1;
+  double PerCpuSecond() const {
+    return static_cast<double>(messages) / cpu_seconds;
+  }
+};
+
+void Check(const absl::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "%s\n", status.ToString().c_str());
+  std::exit(1);
+}
+
+// The q-quantile of a Prometheus histogram in `text`, interpolated linearly
+// inside its bucket as histogram_quantile() does, in milliseconds.
+double HistogramQuantileMs(const std::string& text, const std::string& name,
+                           double q) {
+  std::vector<std::pair<double, double>> buckets;  // (bound, cumulative)
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!absl::StartsWith(line, name + "_bucket{")) continue;
+    const size_t le = line.find("le=\"");
+    const size_t end = line.find('"', le + 4);
+    double bound = 0;
+    double count = 0;
+    const absl::string_view bound_text = line.substr(le + 4, end - le - 4);
+    if (bound_text == "+Inf") {
+      bound = 1e300;
+    } else if (!absl::SimpleAtod(bound_text, &bound)) {
+      continue;
+    }
+    if (!absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &count)) continue;
+    buckets.emplace_back(bound, count);
+  }
+  if (buckets.empty() || buckets.back().second == 0) return -1;
+  const double rank = q * buckets.back().second;
+  double lower = 0;
+  double below = 0;
+  for (const auto& [bound, cumulative] : buckets) {
+    if (cumulative >= rank) {
+      if (bound >= 1e300) return lower * 1000;
+      const double inside = cumulative - below;
+      const double fraction = inside > 0 ? (rank - below) / inside : 1;
+      return (lower + (bound - lower) * fraction) * 1000;
+    }
+    lower = bound;
+    below = cumulative;
+  }
+  return -1;
+}
+
+double QuantileMs(std::vector<double> seconds, double q) {
+  if (seconds.empty()) return -1;
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[static_cast<size_t>(q * static_cast<double>(seconds.size() -
+                                                             1))] *
+         1000;
+}
+
+Result RunSink(const std::string& address, int64_t messages,
+               const std::string& payload) {
+  pubsub::PubSubSinkOptions options;
+  options.channel.endpoint = address;
+  options.channel.plaintext = true;
+  options.create_disposition = pubsub::CreateDisposition::kCreateNever;
+  pubsub::PubSubSink<std::string> sink(
+      options, pubsub::TopicDestination("bench", "bench"),
+      [](const std::string& record, const WriterContext&)
+          -> absl::StatusOr<std::optional<v1::PubsubMessage>> {
+        v1::PubsubMessage message;
+        message.set_data(record);
+        return message;
+      });
+  MetricsRegistry registry;
+  runtime::Mailbox mailbox(std::make_shared<runtime::TaskSignal>());
+  runtime::SinkWriterContext context;
+  context.mailbox = runtime::MailboxExecutor(&mailbox);
+  context.metrics = &registry;
+  auto writer = sink.CreateWriter(context);
+  Check(writer.status());
+  const double cpu = CpuSeconds();
+  const absl::Time start = absl::Now();
+  WriterContext record;
+  for (int64_t i = 0; i < messages; ++i) {
+    record.record_position = i;
+    Check((*writer)->Write(payload, record));
+  }
+  Check((*writer)->Flush(true));
+  Result result{.scenario = "sink",
+                .messages = messages,
+                .bytes = messages * static_cast<int64_t>(payload.size()),
+                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                .cpu_seconds = CpuSeconds() - cpu,
+                .rss_mib = PeakRssMib()};
+  const std::string text = registry.ExportPrometheusText();
+  result.p50_ms = HistogramQuantileMs(text, "publish_latency_seconds", 0.5);
+  result.p99_ms = HistogramQuantileMs(text, "publish_latency_seconds", 0.99);
+  (*writer)->Close();
+  return result;
+}
+
+// The same requests, built straight into protos and sent one at a time.
+Result RunRawPublish(const std::string& address, int64_t messages,
+                     const std::string& payload) {
+  auto stub = v1::Publisher::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  std::vector<double> latencies;
+  const double cpu = CpuSeconds();
+  const absl::Time start = absl::Now();
+  for (int64_t first = 0; first < messages; first += kBatch) {
+    v1::PublishRequest request;
+    request.set_topic(kTopic);
+    for (int64_t i = first; i < std::min(messages, first + kBatch); ++i) {
+      request.add_messages()->set_data(payload);
+    }
+    grpc::ClientContext context;
+    v1::PublishResponse response;
+    const absl::Time sent = absl::Now();
+    if (!stub->Publish(&context, request, &response).ok()) std::exit(1);
+    latencies.push_back(absl::ToDoubleSeconds(absl::Now() - sent));
+  }
+  return Result{.scenario = "raw publish",
+                .messages = messages,
+                .bytes = messages * static_cast<int64_t>(payload.size()),
+                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                .cpu_seconds = CpuSeconds() - cpu,
+                .rss_mib = PeakRssMib(),
+                .p50_ms = QuantileMs(latencies, 0.5),
+                .p99_ms = QuantileMs(latencies, 0.99)};
+}
+
+class CountingOutput final : public runtime::ReaderOutput<std::string> {
+ public:
+  void Collect(std::string record) override { Count(record); }
+  void Collect(std::string record, absl::Time) override { Count(record); }
+  int64_t messages = 0;
+  int64_t bytes = 0;
+
+ private:
+  void Count(const std::string& record) {
+    ++messages;
+    bytes += static_cast<int64_t>(record.size());
+  }
+};
+
+Result RunSource(const std::string& address, int64_t messages) {
+  pubsub::PubSubSourceOptions options;
+  options.subscriptions.push_back(
+      pubsub::SubscriptionSpec{.project = "bench", .subscription = "bench"});
+  options.channel.endpoint = address;
+  options.channel.plaintext = true;
+  pubsub::PubSubSource<std::string> source(
+      options,
+      [](const v1::PubsubMessage& message, std::vector<std::string>& out) {
+        out.push_back(message.data());
+        return absl::OkStatus();
+      });
+  auto splits = source.PlanSplits(1);
+  Check(splits.status());
+  MetricsRegistry registry;
+  runtime::Mailbox mailbox(std::make_shared<runtime::TaskSignal>());
+  runtime::SourceReaderContext context;
+  context.mailbox = runtime::MailboxExecutor(&mailbox);
+  context.metrics = &registry;
+  context.checkpoint_interval = absl::Seconds(1);
+  const double cpu = CpuSeconds();
+  const absl::Time start = absl::Now();
+  auto reader = source.CreateReader(context, *splits);
+  Check(reader.status());
+  CountingOutput output;
+  int64_t checkpoint = 0;
+  int64_t acknowledged_up_to = 0;
+  while (output.messages < messages) {
+    const uint64_t seen = mailbox.signal().generation();
+    mailbox.RunCompletions();
+    auto result = (*reader)->PollNext(output);
+    Check(result.status());
+    if (output.messages - acknowledged_up_to >= kCheckpointEvery) {
+      Check((*reader)->SnapshotState(++checkpoint).status());
+      Check((*reader)->NotifyCheckpointComplete(checkpoint));
+      acknowledged_up_to = output.messages;
+    }
+    if (result->status == runtime::InputStatus::kNothingAvailable) {
+      mailbox.signal().WaitPast(seen, absl::Now() + absl::Milliseconds(50));
+    }
+  }
+  Result result{.scenario = "source",
+                .messages = output.messages,
+                .bytes = output.bytes,
+                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                .cpu_seconds = CpuSeconds() - cpu,
+                .rss_mib = PeakRssMib()};
+  (*reader)->Close();
+  return result;
+}
+
+// A streaming pull read with the stub, acknowledging in chunks of 1000 every
+// kCheckpointEvery messages, copying each message's data like the source.
+Result RunRawPull(const std::string& address, int64_t messages) {
+  auto stub = v1::Subscriber::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  const double cpu = CpuSeconds();
+  const absl::Time start = absl::Now();
+  grpc::ClientContext context;
+  auto stream = stub->StreamingPull(&context);
+  v1::StreamingPullRequest first;
+  first.set_subscription(kSubscription);
+  first.set_stream_ack_deadline_seconds(60);
+  if (!stream->Write(first)) std::exit(1);
+  int64_t received = 0;
+  int64_t bytes = 0;
+  std::vector<std::string> records;
+  std::vector<std::string> ack_ids;
+  v1::StreamingPullResponse response;
+  auto acknowledge = [&] {
+    for (size_t at = 0; at < ack_ids.size(); at += 1000) {
+      v1::AcknowledgeRequest request;
+      request.set_subscription(kSubscription);
+      for (size_t i = at; i < std::min(ack_ids.size(), at + 1000); ++i) {
+        request.add_ack_ids(std::move(ack_ids[i]));
+      }
+      grpc::ClientContext ack_context;
+      google::protobuf::Empty empty;
+      if (!stub->Acknowledge(&ack_context, request, &empty).ok()) std::exit(1);
+    }
+    ack_ids.clear();
+  };
+  while (received < messages && stream->Read(&response)) {
+    for (v1::ReceivedMessage& message : *response.mutable_received_messages()) {
+      records.push_back(message.message().data());
+      bytes += static_cast<int64_t>(records.back().size());
+      ack_ids.push_back(std::move(*message.mutable_ack_id()));
+      ++received;
+    }
+    records.clear();
+    if (static_cast<int64_t>(ack_ids.size()) >= kCheckpointEvery) {
+      acknowledge();
+    }
+  }
+  acknowledge();
+  context.TryCancel();
+  (void)stream->Finish();
+  return Result{.scenario = "raw streaming pull",
+                .messages = received,
+                .bytes = bytes,
+                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                .cpu_seconds = CpuSeconds() - cpu,
+                .rss_mib = PeakRssMib()};
+}
+
+Result Median(std::vector<Result> runs) {
+  std::sort(runs.begin(), runs.end(), [](const Result& a, const Result& b) {
+    return a.PerCpuSecond() < b.PerCpuSecond();
+  });
+  return runs[runs.size() / 2];
+}
+
+void Print(const Result& r, size_t message_bytes) {
+  const double mb_per_cpu_second =
+      static_cast<double>(r.bytes) / 1e6 / r.cpu_seconds;
+  std::printf(
+      "%-20s %5zu B %9.0f msgs/s wall %9.0f msgs/CPU-s %7.1f MB/CPU-s",
+      r.scenario.c_str(), message_bytes,
+      static_cast<double>(r.messages) / r.wall_seconds, r.PerCpuSecond(),
+      mb_per_cpu_second);
+  if (r.p50_ms >= 0) {
+    std::printf("  publish p50 %.2f ms p99 %.2f ms", r.p50_ms, r.p99_ms);
+  }
+  std::printf("  RSS %.0f MiB\n", r.rss_mib);
+  std::printf(
+      "{\"benchmark\":\"pubsub\",\"scenario\":\"%s\",\"message_bytes\":%zu,"
+      "\"messages\":%lld,\"messages_per_cpu_second\":%.0f,"
+      "\"mb_per_cpu_second\":%.1f,\"messages_per_wall_second\":%.0f,"
+      "\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"peak_rss_mib\":%.1f}\n",
+      r.scenario.c_str(), message_bytes, static_cast<long long>(r.messages),
+      r.PerCpuSecond(), mb_per_cpu_second,
+      static_cast<double>(r.messages) / r.wall_seconds, r.p50_ms, r.p99_ms,
+      r.rss_mib);
+}
+
+}  // namespace
+}  // namespace gcpstream::bench
+
+int main(int argc, char** argv) {
+  using namespace gcpstream::bench;  // NOLINT(google-build-using-namespace)
+  CLI::App app{"Pub/Sub sink and source throughput against a null Pub/Sub"};
+  int64_t messages = 500'000;
+  int runs = 3;
+  bool quick = false;
+  app.add_option("--messages", messages);
+  app.add_option("--runs", runs);
+  app.add_flag("--quick", quick, "a few thousand messages, one run (smoke)");
+  CLI11_PARSE(app, argc, argv);
+  if (quick) {
+    messages = 5000;
+    runs = 1;
+  }
+  const std::vector<size_t> sizes = {1024, 100};
+  // Before any gRPC use in this process: the servers are forked children.
+  std::map<size_t, ForkedServer> servers;
+  for (size_t size : sizes) servers[size] = StartNullPubSub(size);
+  for (size_t size : sizes) {
+    const std::string& address = servers[size].address;
+    const std::string payload(size, 'x');
+    std::vector<Result> sink;
+    std::vector<Result> raw_publish;
+    std::vector<Result> source;
+    std::vector<Result> raw_pull;
+    for (int run = 0; run < runs; ++run) {
+      raw_publish.push_back(RunRawPublish(address, messages, payload));
+      sink.push_back(RunSink(address, messages, payload));
+      raw_pull.push_back(RunRawPull(address, messages));
+      source.push_back(RunSource(address, messages));
+    }
+    for (const auto& [ours, raw] :
+         {std::pair{Median(sink), Median(raw_publish)},
+          std::pair{Median(source), Median(raw_pull)}}) {
+      Print(raw, size);
+      Print(ours, size);
+      std::printf("overhead %s %zu B (raw msgs/CPU-s / ours): %.2fx\n",
+                  ours.scenario.c_str(), size,
+                  raw.PerCpuSecond() / ours.PerCpuSecond());
+    }
+  }
+  for (const auto& [size, server] : servers) StopForkedServer(server);
+  return 0;
+}
