@@ -104,8 +104,8 @@ class NullSubscriber final : public v1::Subscriber::CallbackService {
       v1::StreamingPullResponse& response = responses_.emplace_back();
       for (int m = 0; m < kMessagesPerResponse; ++m, ++id) {
         v1::ReceivedMessage& received = *response.add_received_messages();
-        received.set_ack_id(
-            absl::StrCat("projects/bench/subscriptions/bench:", 1'000'000 + id));
+        received.set_ack_id(absl::StrCat("projects/bench/subscriptions/bench:",
+                                         1'000'000 + id));
         v1::PubsubMessage& message = *received.mutable_message();
         message.set_data(data);
         message.set_message_id(absl::StrCat(id));

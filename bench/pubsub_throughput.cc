@@ -10,9 +10,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
-#include <optional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -103,8 +103,8 @@ double HistogramQuantileMs(const std::string& text, const std::string& name,
 double QuantileMs(std::vector<double> seconds, double q) {
   if (seconds.empty()) return -1;
   std::sort(seconds.begin(), seconds.end());
-  return seconds[static_cast<size_t>(q * static_cast<double>(seconds.size() -
-                                                             1))] *
+  return seconds[static_cast<size_t>(q *
+                                     static_cast<double>(seconds.size() - 1))] *
          1000;
 }
 
@@ -208,24 +208,27 @@ Result RunRawAsyncPublish(const std::string& address, int64_t messages,
     {
       absl::MutexLock lock(&mu);
       mu.Await(absl::Condition(
-          +[](int* n) { return *n < kInFlight; }, &in_flight));
+          +[](const int* n) { return *n < kInFlight; },
+          static_cast<const int*>(&in_flight)));
       ++in_flight;
     }
     call->sent = absl::Now();
-    stub->async()->Publish(&call->context, &call->request, &call->response,
-                           [call, &mu, &in_flight,
-                            &latencies](const grpc::Status& status) {
-                             if (!status.ok()) std::exit(1);
-                             const double seconds = absl::ToDoubleSeconds(
-                                 absl::Now() - call->sent);
-                             absl::MutexLock lock(&mu);
-                             latencies.push_back(seconds);
-                             --in_flight;
-                           });
+    stub->async()->Publish(
+        &call->context, &call->request, &call->response,
+        [call, &mu, &in_flight, &latencies](const grpc::Status& status) {
+          if (!status.ok()) std::exit(1);
+          const double seconds =
+              absl::ToDoubleSeconds(absl::Now() - call->sent);
+          absl::MutexLock lock(&mu);
+          latencies.push_back(seconds);
+          --in_flight;
+        });
   }
   {
     absl::MutexLock lock(&mu);
-    mu.Await(absl::Condition(+[](int* n) { return *n == 0; }, &in_flight));
+    mu.Await(absl::Condition(
+        +[](const int* n) { return *n == 0; },
+        static_cast<const int*>(&in_flight)));
   }
   return Result{.scenario = "raw async publish",
                 .messages = messages,
@@ -476,11 +479,10 @@ Result Median(std::vector<Result> runs) {
 void Print(const Result& r, size_t message_bytes) {
   const double mb_per_cpu_second =
       static_cast<double>(r.bytes) / 1e6 / r.cpu_seconds;
-  std::printf(
-      "%-20s %5zu B %9.0f msgs/s wall %9.0f msgs/CPU-s %7.1f MB/CPU-s",
-      r.scenario.c_str(), message_bytes,
-      static_cast<double>(r.messages) / r.wall_seconds, r.PerCpuSecond(),
-      mb_per_cpu_second);
+  std::printf("%-20s %5zu B %9.0f msgs/s wall %9.0f msgs/CPU-s %7.1f MB/CPU-s",
+              r.scenario.c_str(), message_bytes,
+              static_cast<double>(r.messages) / r.wall_seconds,
+              r.PerCpuSecond(), mb_per_cpu_second);
   if (r.p50_ms >= 0) {
     std::printf("  publish p50 %.2f ms p99 %.2f ms", r.p50_ms, r.p99_ms);
   }
@@ -535,9 +537,8 @@ int main(int argc, char** argv) {
     std::vector<Result> raw_pull;
     std::vector<Result> raw_async_pull;
     if (!only.empty()) {
-      const Result result = only == "sink"
-                                ? RunSink(address, messages, payload)
-                                : RunSource(address, messages);
+      const Result result = only == "sink" ? RunSink(address, messages, payload)
+                                           : RunSource(address, messages);
       Print(result, size);
       continue;
     }

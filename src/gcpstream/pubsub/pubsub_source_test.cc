@@ -60,11 +60,23 @@ StreamingPullResponse Messages(int first, int count, size_t ack_id_bytes = 0) {
   return response;
 }
 
+// `count` responses of `per_response` messages, numbered from 0.
+std::vector<StreamingPullResponse> Responses(int count, int per_response,
+                                             size_t ack_id_bytes = 0) {
+  std::vector<StreamingPullResponse> responses;
+  responses.reserve(count);
+  for (int i = 0; i < count; ++i) {
+    responses.push_back(Messages(i * per_response, per_response, ack_id_bytes));
+  }
+  return responses;
+}
+
 // A stream that sends `responses` and then stays open, or ends with
 // `finish`.
 Reply Stream(const std::vector<StreamingPullResponse>& responses,
              std::optional<grpc::Status> finish = std::nullopt) {
   std::vector<const google::protobuf::Message*> pointers;
+  pointers.reserve(responses.size());
   for (const auto& response : responses) pointers.push_back(&response);
   return RespondStream(pointers, std::move(finish));
 }
@@ -181,9 +193,7 @@ class PubSubSourceTest : public ::testing::Test {
 TEST_F(PubSubSourceTest, FlowControlStopsReadingAtTheCapUntilAcknowledged) {
   // The service may ignore the stream's flow control (the emulator does):
   // it sends ten responses of 20 at once.
-  std::vector<StreamingPullResponse> responses;
-  for (int i = 0; i < 10; ++i) responses.push_back(Messages(i * 20, 20));
-  server_->Enqueue(kStreamingPull, Always(Stream(responses)));
+  server_->Enqueue(kStreamingPull, Always(Stream(Responses(10, 20))));
   PubSubSourceOptions options = Options();
   options.max_outstanding_messages = 50;
   auto reader = Reader(options);
@@ -250,9 +260,7 @@ TEST_F(PubSubSourceTest, AcknowledgesOnlyWhatCompletedCheckpointsCover) {
 TEST_F(PubSubSourceTest, AcknowledgementsStayWithinTheServiceLimits) {
   // 2500 messages with 400-byte ack ids: chunks must hold at most 1000 ids
   // and about 500 KB of them.
-  std::vector<StreamingPullResponse> responses;
-  for (int i = 0; i < 25; ++i) responses.push_back(Messages(i * 100, 100, 400));
-  server_->Enqueue(kStreamingPull, Always(Stream(responses)));
+  server_->Enqueue(kStreamingPull, Always(Stream(Responses(25, 100, 400))));
   auto reader = Reader(Options());
   ASSERT_TRUE(reader.ok()) << reader.status();
   VectorOutput output;

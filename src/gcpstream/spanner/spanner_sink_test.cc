@@ -372,6 +372,49 @@ TEST_F(SpannerSinkTest, BatchLimitsAreNeverExceededForEitherMethod) {
   EXPECT_EQ(Commits().size(), 14U);
 }
 
+TEST_F(SpannerSinkTest, ByteLimitIsNeverExceededForEitherMethod) {
+  server_->SetDefault(
+      kBatchWrite, Typed<BatchWriteRequest>([](const BatchWriteRequest& r) {
+        std::vector<int> all;
+        all.reserve(r.mutation_groups_size());
+        for (int i = 0; i < r.mutation_groups_size(); ++i) all.push_back(i);
+        BatchWriteResponse ok = GroupStatus(all, 0);
+        return RespondStream({&ok});
+      }));
+  constexpr int64_t kMaxBytes = 150;
+  for (WriteMethod method : {WriteMethod::kBatchWrite, WriteMethod::kCommit}) {
+    SpannerSinkOptions options = Options();
+    options.write_method = method;
+    options.max_batch_bytes = kMaxBytes;
+    auto writer = Writer(options);
+    ASSERT_TRUE(writer.ok());
+    for (int64_t id = 0; id < 30; ++id) {
+      ASSERT_TRUE(Write(**writer, {id, id * 1'000'000'007}).ok());
+    }
+    ASSERT_TRUE((*writer)->Flush(true).ok());
+    (*writer)->Close();
+  }
+  size_t mutations = 0;
+  for (const auto& request : BatchWrites()) {
+    size_t bytes = 0;
+    for (const auto& group : request.mutation_groups()) {
+      bytes += group.mutations(0).ByteSizeLong();
+    }
+    EXPECT_LE(bytes, static_cast<size_t>(kMaxBytes));
+    mutations += request.mutation_groups_size();
+  }
+  for (const auto& request : Commits()) {
+    size_t bytes = 0;
+    for (const auto& mutation : request.mutations()) {
+      bytes += mutation.ByteSizeLong();
+    }
+    EXPECT_LE(bytes, static_cast<size_t>(kMaxBytes));
+    mutations += request.mutations_size();
+  }
+  EXPECT_EQ(mutations, 60U);
+  EXPECT_GT(BatchWrites().size(), 4U);  // The byte limit did split batches.
+}
+
 TEST_F(SpannerSinkTest, OversizeMutationIsSentAlone) {
   BatchWriteResponse ok = GroupStatus({0}, 0);
   server_->SetDefault(kBatchWrite, Always(RespondStream({&ok})));
