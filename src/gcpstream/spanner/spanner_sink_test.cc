@@ -335,16 +335,18 @@ TEST_F(SpannerSinkTest, RefusedCommitIsConfirmedMutationByMutation) {
   (*writer)->Close();
 }
 
+// Every group of the request applied.
+Reply AllGroupsOk(const BatchWriteRequest& request) {
+  std::vector<int> all;
+  all.reserve(request.mutation_groups_size());
+  for (int i = 0; i < request.mutation_groups_size(); ++i) all.push_back(i);
+  BatchWriteResponse ok = GroupStatus(all, 0);
+  return RespondStream({&ok});
+}
+
 TEST_F(SpannerSinkTest, BatchLimitsAreNeverExceededForEitherMethod) {
   for (WriteMethod method : {WriteMethod::kBatchWrite, WriteMethod::kCommit}) {
-    server_->SetDefault(
-        kBatchWrite, Typed<BatchWriteRequest>([](const BatchWriteRequest& r) {
-          std::vector<int> all;
-          all.reserve(r.mutation_groups_size());
-          for (int i = 0; i < r.mutation_groups_size(); ++i) all.push_back(i);
-          BatchWriteResponse ok = GroupStatus(all, 0);
-          return RespondStream({&ok});
-        }));
+    server_->SetDefault(kBatchWrite, Typed<BatchWriteRequest>(AllGroupsOk));
     SpannerSinkOptions options = Options();
     options.write_method = method;
     // Each upsert costs 3 cells (OrderId, Amount + its index entry).
@@ -373,14 +375,7 @@ TEST_F(SpannerSinkTest, BatchLimitsAreNeverExceededForEitherMethod) {
 }
 
 TEST_F(SpannerSinkTest, ByteLimitIsNeverExceededForEitherMethod) {
-  server_->SetDefault(
-      kBatchWrite, Typed<BatchWriteRequest>([](const BatchWriteRequest& r) {
-        std::vector<int> all;
-        all.reserve(r.mutation_groups_size());
-        for (int i = 0; i < r.mutation_groups_size(); ++i) all.push_back(i);
-        BatchWriteResponse ok = GroupStatus(all, 0);
-        return RespondStream({&ok});
-      }));
+  server_->SetDefault(kBatchWrite, Typed<BatchWriteRequest>(AllGroupsOk));
   constexpr int64_t kMaxBytes = 150;
   for (WriteMethod method : {WriteMethod::kBatchWrite, WriteMethod::kCommit}) {
     SpannerSinkOptions options = Options();
