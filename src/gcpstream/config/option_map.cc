@@ -136,8 +136,17 @@ absl::StatusOr<std::string> OptionMap::RequiredString(absl::string_view key) {
   absl::StatusOr<std::optional<std::string>> value = Scalar(key);
   if (!value.ok()) return value.status();
   if (!value->has_value()) {
-    return ConfigError(position_,
-                       absl::StrCat(what_, ": option '", key, "' is required"));
+    std::string message =
+        absl::StrCat(what_, ": option '", key, "' is required");
+    for (const Entry& entry : entries_) {
+      if (EditDistance(entry.key, key) < 3) {
+        absl::StrAppend(&message, " ('", entry.key, "' at ",
+                        entry.key_position.ToString(),
+                        " looks like a misspelling of it)");
+        break;
+      }
+    }
+    return ConfigError(position_, message);
   }
   return **value;
 }

@@ -104,6 +104,15 @@ absl::StatusOr<std::optional<E>> OptionMap::Enum(const EnumOption<E>& option) {
   return std::optional<E>(*value);
 }
 
+// Sets `target` from an option that may be absent (keeping it then);
+// passes an error on.
+template <typename T, typename U>
+absl::Status AssignIfSet(absl::StatusOr<std::optional<T>> value, U& target) {
+  if (!value.ok()) return value.status();
+  if (value->has_value()) target = static_cast<U>(**value);
+  return absl::OkStatus();
+}
+
 }  // namespace gcpstream::config
 
 #endif  // GCPSTREAM_CONFIG_OPTION_MAP_H_

@@ -87,6 +87,9 @@ TEST(OptionMapTest, MissingRequiredAndDuplicatesAndNonMappings) {
   OptionMap map = Load("x: 1\n");
   EXPECT_THAT(map.RequiredString("topic").status().message(),
               HasSubstr("option 'topic' is required"));
+  EXPECT_THAT(Load("tpoic: a\n").RequiredString("topic").status().message(),
+              HasSubstr("option 'topic' is required ('tpoic' at "
+                        "pipeline.yaml:1:1 looks like a misspelling of it)"));
   auto twice = OptionMap::FromNode(YAML::Load("topic: a\nTOPIC: b\n"), "p.yaml",
                                    "sink 'out'");
   EXPECT_THAT(twice.status().message(),

@@ -1,0 +1,99 @@
+// The gcpstream binary end to end on local files: exit codes, messages.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Outcome Gcpstream(const std::string& arguments) {
+  const std::string command =
+      absl::StrCat(GCPSTREAM_CLI, " ", arguments, " 2>&1");
+  Outcome outcome;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return outcome;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
+    outcome.output.append(buffer, n);
+  }
+  const int status = pclose(pipe);
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return outcome;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = ::testing::TempDir() + "/cli-" + std::to_string(getpid());
+    fs::remove_all(root_);
+    fs::create_directories(root_ + "/in");
+    std::ofstream in(root_ + "/in/orders.jsonl");
+    for (int i = 0; i < 10; ++i) in << "{\"id\":" << i << "}\n";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string WritePipeline(const std::string& sink_key) {
+    const std::string path = root_ + "/p.yaml";
+    std::ofstream(path) << "source: {type: json-lines, directory: " << root_
+                        << "/in}\n"
+                        << "sinks:\n  - type: file\n    " << sink_key << ": "
+                        << root_ << "/out\n";
+    return path;
+  }
+
+  std::string root_;
+};
+
+TEST_F(CliTest, ValidatesAndRunsAPipelineFile) {
+  const std::string path = WritePipeline("directory");
+  Outcome validated = Gcpstream("validate " + path);
+  EXPECT_EQ(validated.exit_code, 0) << validated.output;
+  EXPECT_THAT(validated.output, HasSubstr("valid"));
+  EXPECT_FALSE(fs::exists(root_ + "/out"));  // Validation writes nothing.
+  Outcome ran = Gcpstream("run " + path);
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("pipeline 'p' finished"));
+  int lines = 0;
+  for (const auto& entry : fs::directory_iterator(root_ + "/out")) {
+    std::ifstream file(entry.path());
+    for (std::string line; std::getline(file, line);) ++lines;
+  }
+  EXPECT_EQ(lines, 10);
+}
+
+TEST_F(CliTest, ConfigurationErrorsExitTwoWithThePosition) {
+  const std::string path = WritePipeline("dirctory");
+  Outcome outcome = Gcpstream("run " + path);
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_THAT(outcome.output,
+              HasSubstr(path + ":3:5: pipeline 'sinks' item 1: option "
+                               "'directory' is required"));
+  EXPECT_FALSE(fs::exists(root_ + "/out"));
+  EXPECT_EQ(Gcpstream("validate " + root_ + "/missing.yaml").exit_code, 2);
+  EXPECT_EQ(Gcpstream("frobnicate").exit_code, 2);
+  Outcome version = Gcpstream("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.output,
+              ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+\n"));
+}
+
+}  // namespace
+}  // namespace gcpstream::cli

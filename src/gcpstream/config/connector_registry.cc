@@ -1,0 +1,92 @@
+#include "gcpstream/config/connector_registry.h"
+
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gcpstream::config {
+namespace {
+
+template <typename Factory>
+std::vector<std::string> Keys(const std::map<std::string, Factory>& map) {
+  std::vector<std::string> keys;
+  keys.reserve(map.size());
+  for (const auto& [key, factory] : map) keys.push_back(key);
+  return keys;
+}
+
+// Finds the factory of `options`' type and runs it; then unknown keys.
+template <typename Built, typename Factory>
+absl::StatusOr<Built> Build(const std::map<std::string, Factory>& factories,
+                            const char* kind, OptionMap& options,
+                            const BuildEnvironment& environment) {
+  absl::StatusOr<std::string> type = options.RequiredString("type");
+  if (!type.ok()) {
+    return absl::Status(
+        type.status().code(),
+        absl::StrCat(type.status().message(), "; ", kind,
+                     " types: ", absl::StrJoin(Keys(factories), ", ")));
+  }
+  auto it = factories.find(absl::AsciiStrToLower(*type));
+  if (it == factories.end()) {
+    return ConfigError(options.PositionOf("type"),
+                       absl::StrCat(options.what(), ": unknown ", kind,
+                                    " type '", *type, "'; ", kind, " types: ",
+                                    absl::StrJoin(Keys(factories), ", ")));
+  }
+  absl::StatusOr<Built> built = it->second(options, environment);
+  if (!built.ok()) return built.status();
+  if (absl::Status unknown = options.CheckNoUnknownKeys(); !unknown.ok()) {
+    return unknown;
+  }
+  return built;
+}
+
+}  // namespace
+
+ConnectorRegistry& ConnectorRegistry::Global() {
+  static ConnectorRegistry registry;
+  return registry;
+}
+
+void ConnectorRegistry::AddSource(std::string type, SourceFactory factory) {
+  sources_[absl::AsciiStrToLower(type)] = std::move(factory);
+}
+
+void ConnectorRegistry::AddSink(std::string type, SinkFactory factory) {
+  sinks_[absl::AsciiStrToLower(type)] = std::move(factory);
+}
+
+absl::StatusOr<std::shared_ptr<runtime::Source<Record>>>
+ConnectorRegistry::BuildSource(OptionMap& options,
+                               const BuildEnvironment& environment) const {
+  return Build<std::shared_ptr<runtime::Source<Record>>>(sources_, "source",
+                                                         options, environment);
+}
+
+absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>>
+ConnectorRegistry::BuildSink(OptionMap& options,
+                             const BuildEnvironment& environment) const {
+  return Build<std::shared_ptr<runtime::Sink<Record>>>(sinks_, "sink", options,
+                                                       environment);
+}
+
+std::vector<std::string> ConnectorRegistry::SourceTypes() const {
+  return Keys(sources_);
+}
+
+std::vector<std::string> ConnectorRegistry::SinkTypes() const {
+  return Keys(sinks_);
+}
+
+RegisterSource::RegisterSource(std::string type, SourceFactory factory) {
+  ConnectorRegistry::Global().AddSource(std::move(type), std::move(factory));
+}
+
+RegisterSink::RegisterSink(std::string type, SinkFactory factory) {
+  ConnectorRegistry::Global().AddSink(std::move(type), std::move(factory));
+}
+
+}  // namespace gcpstream::config

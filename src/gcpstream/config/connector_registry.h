@@ -1,0 +1,74 @@
+#ifndef GCPSTREAM_CONFIG_CONNECTOR_REGISTRY_H_
+#define GCPSTREAM_CONFIG_CONNECTOR_REGISTRY_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "gcpstream/config/option_map.h"
+#include "gcpstream/runtime/sink.h"
+#include "gcpstream/runtime/source.h"
+
+namespace gcpstream::config {
+
+// Records of pipelines described in files are JSON values.
+using Record = nlohmann::json;
+
+// What a factory may need besides its own options.
+struct BuildEnvironment {
+  std::string pipeline_name;
+  // The connector's own name (a sink's `name:`, or the source's).
+  std::string name;
+};
+
+// A factory reads the options it understands from `options` (the mapping
+// that holds `type:`) and builds the connector, or returns an error with
+// the position of the offending option. Keys it did not read are reported
+// as unknown after it returns.
+using SourceFactory =
+    std::function<absl::StatusOr<std::shared_ptr<runtime::Source<Record>>>(
+        OptionMap& options, const BuildEnvironment& environment)>;
+using SinkFactory =
+    std::function<absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>>(
+        OptionMap& options, const BuildEnvironment& environment)>;
+
+// Connector types by their `type:` spelling. Each connector registers itself
+// from its own file (a static RegisterSource/RegisterSink object in a
+// library linked whole), so adding one never touches the loader.
+class ConnectorRegistry {
+ public:
+  static ConnectorRegistry& Global();
+
+  void AddSource(std::string type, SourceFactory factory);
+  void AddSink(std::string type, SinkFactory factory);
+
+  // Reads `type` (case-insensitive), runs its factory, then refuses keys
+  // nobody read. Errors name the file position and the registered types.
+  absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> BuildSource(
+      OptionMap& options, const BuildEnvironment& environment) const;
+  absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> BuildSink(
+      OptionMap& options, const BuildEnvironment& environment) const;
+
+  std::vector<std::string> SourceTypes() const;
+  std::vector<std::string> SinkTypes() const;
+
+ private:
+  std::map<std::string, SourceFactory> sources_;
+  std::map<std::string, SinkFactory> sinks_;
+};
+
+struct RegisterSource {
+  RegisterSource(std::string type, SourceFactory factory);
+};
+struct RegisterSink {
+  RegisterSink(std::string type, SinkFactory factory);
+};
+
+}  // namespace gcpstream::config
+
+#endif  // GCPSTREAM_CONFIG_CONNECTOR_REGISTRY_H_

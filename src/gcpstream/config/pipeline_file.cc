@@ -1,0 +1,178 @@
+#include "gcpstream/config/pipeline_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "gcpstream/runtime/restart_strategy.h"
+
+namespace gcpstream::config {
+namespace {
+
+enum class RestartKind { kNone, kFixedDelay, kExponentialBackoff };
+inline constexpr EnumSpelling<RestartKind> kRestartKinds[] = {
+    {"none", RestartKind::kNone},
+    {"fixed-delay", RestartKind::kFixedDelay},
+    {"exponential-backoff", RestartKind::kExponentialBackoff}};
+inline constexpr EnumOption<RestartKind> kRestartKindOption("type",
+                                                            kRestartKinds);
+
+// Reads a value that may be absent, keeping `target` as is then.
+
+absl::StatusOr<runtime::RestartStrategy> ParseRestart(OptionMap& map) {
+  absl::StatusOr<std::optional<RestartKind>> kind =
+      map.Enum(kRestartKindOption);
+  if (!kind.ok()) return kind.status();
+  int64_t attempts = 3;
+  absl::Duration delay = absl::Seconds(1);
+  absl::Duration max_delay = absl::Minutes(1);
+  double multiplier = 2.0;
+  for (absl::Status status :
+       {AssignIfSet(map.Int("attempts", 0, 1'000'000), attempts),
+        AssignIfSet(map.Duration("delay"), delay),
+        AssignIfSet(map.Duration("max-delay"), max_delay),
+        AssignIfSet(map.Double("multiplier"), multiplier),
+        map.CheckNoUnknownKeys()}) {
+    if (!status.ok()) return status;
+  }
+  runtime::RestartStrategy strategy;
+  switch (kind->value_or(RestartKind::kNone)) {
+    case RestartKind::kNone:
+      strategy = runtime::RestartStrategy::None();
+      break;
+    case RestartKind::kFixedDelay:
+      strategy = runtime::RestartStrategy::FixedDelay(
+          static_cast<int>(attempts), delay);
+      break;
+    case RestartKind::kExponentialBackoff:
+      strategy = runtime::RestartStrategy::ExponentialBackoff(
+          static_cast<int>(attempts), delay, max_delay, multiplier);
+      break;
+  }
+  if (absl::Status valid = strategy.Validate(); !valid.ok()) {
+    return ConfigError(map.position(),
+                       absl::StrCat(map.what(), ": ", valid.message()));
+  }
+  return strategy;
+}
+
+}  // namespace
+
+absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
+                                               const std::string& path) {
+  YAML::Node root;
+  try {  // yaml-cpp reports syntax errors only by exception.
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return ConfigError(SourcePosition{.file = path,
+                                      .line = std::max(e.mark.line, 0) + 1,
+                                      .column = std::max(e.mark.column, 0) + 1},
+                       absl::StrCat("not valid YAML: ", e.msg));
+  }
+  absl::StatusOr<OptionMap> top = OptionMap::FromNode(root, path, "pipeline");
+  if (!top.ok()) return top.status();
+  runtime::PipelineOptions options;
+  options.name = std::filesystem::path(path).stem().string();
+  int64_t parallelism = 1;
+  for (absl::Status status :
+       {AssignIfSet(top->String("name"), options.name),
+        AssignIfSet(top->Int("parallelism", 1, 1024), parallelism),
+        AssignIfSet(top->Duration("checkpoint-interval"),
+                    options.checkpoint_interval),
+        AssignIfSet(top->String("checkpoint-directory"),
+                    options.checkpoint_directory)}) {
+    if (!status.ok()) return status;
+  }
+  absl::StatusOr<std::optional<OptionMap>> restart =
+      top->Map("restart-strategy");
+  if (!restart.ok()) return restart.status();
+  if (restart->has_value()) {
+    absl::StatusOr<runtime::RestartStrategy> strategy = ParseRestart(**restart);
+    if (!strategy.ok()) return strategy.status();
+    options.restart = *strategy;
+  }
+  absl::StatusOr<std::optional<OptionMap>> source = top->Map("source");
+  if (!source.ok()) return source.status();
+  absl::StatusOr<std::optional<std::vector<OptionMap>>> sinks =
+      top->MapList("sinks");
+  if (!sinks.ok()) return sinks.status();
+  if (absl::Status unknown = top->CheckNoUnknownKeys(); !unknown.ok()) {
+    return unknown;
+  }
+  if (!source->has_value()) {
+    return ConfigError(top->position(),
+                       "pipeline: 'source' is required (a mapping with a "
+                       "'type' and its options)");
+  }
+  if (!sinks->has_value() || (*sinks)->empty()) {
+    return ConfigError(top->position(),
+                       "pipeline: 'sinks' is required (a list of at least "
+                       "one mapping with a 'type' and its options)");
+  }
+  PipelineFile file{.path = path,
+                    .options = std::move(options),
+                    .parallelism = static_cast<int>(parallelism),
+                    .source = std::move(**source),
+                    .source_name = "",
+                    .sinks = {}};
+  absl::StatusOr<std::optional<std::string>> source_name =
+      file.source.String("name");
+  if (!source_name.ok()) return source_name.status();
+  file.source_name = source_name->value_or("source");
+  std::set<std::string> names;
+  for (OptionMap& sink : **sinks) {
+    absl::StatusOr<std::optional<std::string>> name = sink.String("name");
+    if (!name.ok()) return name.status();
+    std::string chosen =
+        name->value_or(absl::StrCat("sink-", file.sinks.size() + 1));
+    if (!names.insert(absl::AsciiStrToLower(chosen)).second) {
+      return ConfigError(sink.PositionOf("name"),
+                         absl::StrCat("two sinks are named '", chosen,
+                                      "'; sink names must be unique"));
+    }
+    file.sinks.push_back(
+        PipelineFile::Sink{.name = std::move(chosen), .options = sink});
+  }
+  return file;
+}
+
+absl::StatusOr<PipelineFile> LoadPipelineFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("cannot read pipeline file '", path, "'"));
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  return ParsePipelineFile(text, path);
+}
+
+absl::StatusOr<std::unique_ptr<runtime::Pipeline>> BuildPipeline(
+    PipelineFile& file, const ConnectorRegistry& registry) {
+  BuildEnvironment environment{.pipeline_name = file.options.name,
+                               .name = file.source_name};
+  absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> source =
+      registry.BuildSource(file.source, environment);
+  if (!source.ok()) return source.status();
+  std::vector<std::shared_ptr<runtime::Sink<Record>>> sinks;
+  for (PipelineFile::Sink& sink : file.sinks) {
+    environment.name = sink.name;
+    absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> built =
+        registry.BuildSink(sink.options, environment);
+    if (!built.ok()) return built.status();
+    sinks.push_back(*std::move(built));
+  }
+  auto pipeline = std::make_unique<runtime::Pipeline>(file.options);
+  runtime::DataStream<Record> stream =
+      pipeline->AddSource(*std::move(source), file.parallelism);
+  for (auto& sink : sinks) stream.SinkTo(std::move(sink));
+  return pipeline;
+}
+
+}  // namespace gcpstream::config

@@ -1,0 +1,152 @@
+// Pipeline files: their own keys, their errors (always with
+// file:line:column), and a file-to-file pipeline built and run from one.
+
+#include "gcpstream/config/pipeline_file.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::config {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+absl::Status BuildError(const std::string& yaml) {
+  absl::StatusOr<PipelineFile> file = ParsePipelineFile(yaml, "p.yaml");
+  if (!file.ok()) return file.status();
+  return BuildPipeline(*file, ConnectorRegistry::Global()).status();
+}
+
+class PipelineFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = ::testing::TempDir() + "/pipeline-file-" + std::to_string(getpid());
+    fs::remove_all(root_);
+    fs::create_directories(root_ + "/in");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::string root_;
+};
+
+TEST_F(PipelineFileTest, ReadsPipelineKeys) {
+  auto file = ParsePipelineFile(
+      "name: orders\n"
+      "parallelism: 3\n"
+      "checkpoint-interval: 2s\n"
+      "checkpoint-directory: /tmp/c\n"
+      "restart-strategy: {type: Fixed-Delay, attempts: 5, delay: 250ms}\n"
+      "source: {type: json-lines, paths: [a.jsonl]}\n"
+      "sinks:\n"
+      "  - {name: out, type: file, directory: /tmp/o}\n"
+      "  - {type: file, directory: /tmp/p}\n",
+      "orders.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->options.name, "orders");
+  EXPECT_EQ(file->parallelism, 3);
+  EXPECT_EQ(file->options.checkpoint_interval, absl::Seconds(2));
+  EXPECT_EQ(file->options.checkpoint_directory, "/tmp/c");
+  EXPECT_EQ(file->options.restart.kind,
+            runtime::RestartStrategy::Kind::kFixedDelay);
+  EXPECT_EQ(file->options.restart.max_attempts, 5);
+  EXPECT_EQ(file->options.restart.delay, absl::Milliseconds(250));
+  ASSERT_EQ(file->sinks.size(), 2U);
+  EXPECT_EQ(file->sinks[0].name, "out");
+  EXPECT_EQ(file->sinks[1].name, "sink-2");
+}
+
+TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
+  struct Case {
+    std::string yaml;
+    std::string expected;
+  };
+  const std::string ok_source = "source: {type: json-lines, paths: [a]}\n";
+  const std::string ok_sinks = "sinks: [{type: file, directory: /tmp/o}]\n";
+  for (const Case& c : std::vector<Case>{
+           {"source: [unclosed\n", "p.yaml:2:1: not valid YAML"},
+           {ok_source + ok_sinks + "paralelism: 2\n",
+            "p.yaml:3:1: pipeline: unknown option 'paralelism'; accepted: "
+            "checkpoint-directory, checkpoint-interval, name, parallelism, "
+            "restart-strategy, sinks, source (did you mean 'parallelism'?)"},
+           {ok_source + ok_sinks + "parallelism: 0\n",
+            "p.yaml:3:14: pipeline: option 'parallelism' must be between 1 "
+            "and 1024"},
+           {ok_source + ok_sinks + "restart-strategy: {type: forever}\n",
+            "p.yaml:3:26: pipeline 'restart-strategy': type: unknown value "
+            "'forever'; accepted values: none, fixed-delay, "
+            "exponential-backoff"},
+           {ok_sinks, "pipeline: 'source' is required"},
+           {ok_source + "sinks: []\n", "pipeline: 'sinks' is required"},
+           {ok_source + "sinks:\n  - {name: a, type: file, directory: /o}\n"
+                        "  - {name: A, type: file, directory: /p}\n",
+            "p.yaml:4:12: two sinks are named 'A'"},
+           {"source: {type: kafka}\n" + ok_sinks,
+            "p.yaml:1:16: pipeline 'source': unknown source type 'kafka'; "
+            "source types: json-lines"},
+           {"source: {paths: [a]}\n" + ok_sinks,
+            "option 'type' is required; source types: json-lines"},
+           {ok_source +
+                "sinks: [{type: file, directory: /o, delivery: once}]\n",
+            "p.yaml:2:47: pipeline 'sinks' item 1: delivery: unknown value "
+            "'once'; accepted values: exactly-once, at-least-once"},
+           {ok_source + "sinks: [{type: file}]\n",
+            "option 'directory' is required"},
+           {ok_source + "sinks: [{type: file, directory: /o, dir: /p}]\n",
+            "p.yaml:2:37: pipeline 'sinks' item 1: unknown option 'dir'"},
+       }) {
+    const absl::Status status = BuildError(c.yaml);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.yaml;
+    EXPECT_THAT(status.message(), HasSubstr(c.expected)) << c.yaml;
+  }
+}
+
+TEST_F(PipelineFileTest, RunsAFileToFilePipelineToEverySink) {
+  {
+    std::ofstream in(root_ + "/in/orders.jsonl");
+    for (int i = 0; i < 100; ++i) in << "{\"id\":" << i << "}\n";
+  }
+  const std::string yaml =
+      "name: copy\n"
+      "parallelism: 2\n"
+      "checkpoint-interval: 50ms\n"
+      "source: {type: json-lines, directory: " +
+      root_ +
+      "/in}\n"
+      "sinks:\n"
+      "  - {name: first, type: file, directory: " +
+      root_ +
+      "/a}\n"
+      "  - {name: second, type: file, directory: " +
+      root_ + "/b, delivery: at-least-once}\n";
+  auto file = ParsePipelineFile(yaml, "copy.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto pipeline = BuildPipeline(*file, ConnectorRegistry::Global());
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  auto summary = (*pipeline)->Run();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  for (const char* out : {"/a", "/b"}) {
+    std::vector<int> ids;
+    for (const auto& entry : fs::directory_iterator(root_ + out)) {
+      if (entry.path().extension() != ".jsonl") continue;
+      std::ifstream lines(entry.path());
+      for (std::string line; std::getline(lines, line);) {
+        ids.push_back(nlohmann::json::parse(line).at("id").get<int>());
+      }
+    }
+    std::sort(ids.begin(), ids.end());
+    ASSERT_EQ(ids.size(), 100U) << out;
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(ids[i], i) << out;
+  }
+}
+
+}  // namespace
+}  // namespace gcpstream::config
