@@ -102,6 +102,13 @@ bool OptionMap::Has(absl::string_view key) const {
   });
 }
 
+std::vector<std::string> OptionMap::Keys() const {
+  std::vector<std::string> keys;
+  keys.reserve(entries_.size());
+  for (const Entry& entry : entries_) keys.push_back(entry.key);
+  return keys;
+}
+
 SourcePosition OptionMap::PositionOf(absl::string_view key) const {
   for (const Entry& entry : entries_) {
     if (absl::EqualsIgnoreCase(entry.key, key)) return entry.value_position;

@@ -60,6 +60,9 @@ class OptionMap {
   absl::Status CheckNoUnknownKeys() const;
 
   bool Has(absl::string_view key) const;
+  // Every key written, in file order (for mappings whose keys are data,
+  // such as attribute names).
+  std::vector<std::string> Keys() const;
   // Where the key's value is written; the mapping's own position if absent.
   SourcePosition PositionOf(absl::string_view key) const;
   const SourcePosition& position() const { return position_; }

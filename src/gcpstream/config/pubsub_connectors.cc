@@ -1,0 +1,246 @@
+// `type: pubsub` for pipeline files: the Pub/Sub sink (topic template, data,
+// attributes and ordering key mapped from record fields) and the Pub/Sub
+// source (each message's data parsed as one JSON record). See
+// docs/pipeline-yaml.md.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gcpstream/config/connector_registry.h"
+#include "gcpstream/config/destination_template.h"
+#include "gcpstream/config/failure_handler_config.h"
+#include "gcpstream/config/field_path.h"
+#include "gcpstream/pubsub/pubsub_sink.h"
+#include "gcpstream/pubsub/pubsub_source.h"
+
+namespace gcpstream::config {
+namespace {
+
+using ::google::pubsub::v1::PubsubMessage;
+
+// How a record becomes a message, and which topic it goes to.
+struct MessageMapping {
+  std::string project;
+  DestinationTemplate topic;
+  std::optional<FieldPath> data = std::nullopt;  // nullopt: whole record.
+  std::vector<std::pair<std::string, FieldPath>> attributes = {};
+  std::optional<FieldPath> ordering_key = std::nullopt;
+};
+
+absl::StatusOr<std::optional<FieldPath>> ReadPath(OptionMap& options,
+                                                  absl::string_view key) {
+  absl::StatusOr<std::optional<std::string>> text = options.String(key);
+  if (!text.ok()) return text.status();
+  if (!text->has_value()) return std::optional<FieldPath>();
+  absl::StatusOr<FieldPath> path = FieldPath::Parse(**text);
+  if (!path.ok()) {
+    return ConfigError(options.PositionOf(key),
+                       absl::StrCat(options.what(), ": option '", key,
+                                    "': ", path.status().message()));
+  }
+  return std::optional<FieldPath>(*std::move(path));
+}
+
+absl::StatusOr<MessageMapping> ReadMapping(OptionMap& options) {
+  absl::StatusOr<std::string> project = options.RequiredString("project");
+  if (!project.ok()) return project.status();
+  absl::StatusOr<std::string> topic = options.RequiredString("topic");
+  if (!topic.ok()) return topic.status();
+  absl::StatusOr<DestinationTemplate> parsed =
+      DestinationTemplate::Parse(*topic);
+  if (!parsed.ok()) {
+    return ConfigError(options.PositionOf("topic"),
+                       absl::StrCat(options.what(), ": option 'topic': ",
+                                    parsed.status().message()));
+  }
+  MessageMapping mapping{.project = *project, .topic = *std::move(parsed)};
+  absl::StatusOr<std::optional<FieldPath>> data = ReadPath(options, "data");
+  if (!data.ok()) return data.status();
+  mapping.data = *std::move(data);
+  absl::StatusOr<std::optional<FieldPath>> key =
+      ReadPath(options, "ordering-key");
+  if (!key.ok()) return key.status();
+  mapping.ordering_key = *std::move(key);
+  absl::StatusOr<std::optional<OptionMap>> attributes =
+      options.Map("attributes");
+  if (!attributes.ok()) return attributes.status();
+  if (attributes->has_value()) {
+    // Every key is an attribute name: read them all as field paths.
+    for (const std::string& name : (*attributes)->Keys()) {
+      absl::StatusOr<std::optional<FieldPath>> path =
+          ReadPath(**attributes, name);
+      if (!path.ok()) return path.status();
+      mapping.attributes.emplace_back(name, **std::move(path));
+    }
+  }
+  return mapping;
+}
+
+absl::StatusOr<std::optional<PubsubMessage>> ToMessage(
+    const MessageMapping& mapping, const Record& record,
+    const WriterContext& context) {
+  // A topic that cannot be named for this record fails the record.
+  absl::StatusOr<std::string> topic = mapping.topic.Render(
+      record, context.event_time.value_or(absl::InfinitePast()));
+  if (!topic.ok()) return topic.status();
+  PubsubMessage message;
+  if (mapping.data.has_value()) {
+    absl::StatusOr<const Record*> data = mapping.data->Find(record);
+    if (!data.ok()) return data.status();
+    message.set_data(
+        (*data)->is_string()
+            ? (*data)->get_ref<const std::string&>()
+            : (*data)->dump(-1, ' ', false, Record::error_handler_t::replace));
+  } else {
+    message.set_data(
+        record.dump(-1, ' ', false, Record::error_handler_t::replace));
+  }
+  for (const auto& [name, path] : mapping.attributes) {
+    absl::StatusOr<const Record*> value = path.Find(record);
+    if (!value.ok()) return value.status();
+    absl::StatusOr<std::string> text = FieldText(**value, path.text());
+    if (!text.ok()) return text.status();
+    (*message.mutable_attributes())[name] = *std::move(text);
+  }
+  if (mapping.ordering_key.has_value()) {
+    absl::StatusOr<const Record*> value = mapping.ordering_key->Find(record);
+    if (!value.ok()) return value.status();
+    absl::StatusOr<std::string> text =
+        FieldText(**value, mapping.ordering_key->text());
+    if (!text.ok()) return text.status();
+    message.set_ordering_key(*std::move(text));
+  }
+  return std::optional<PubsubMessage>(std::move(message));
+}
+
+absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
+    OptionMap& options, const BuildEnvironment& environment) {
+  absl::StatusOr<MessageMapping> mapping = ReadMapping(options);
+  if (!mapping.ok()) return mapping.status();
+  pubsub::PubSubSinkOptions sink;
+  sink.name = environment.name;
+  for (absl::Status status : {
+           AssignIfSet(options.Int(pubsub::kBatchMaxMessagesKey),
+                       sink.batching.max_messages),
+           AssignIfSet(options.Int(pubsub::kBatchMaxBytesKey),
+                       sink.batching.max_bytes),
+           AssignIfSet(options.Duration(pubsub::kBatchMaxDelayKey),
+                       sink.batching.max_delay),
+           AssignIfSet(options.Int(pubsub::kMaxInFlightMessagesKey),
+                       sink.max_in_flight_messages),
+           AssignIfSet(options.Int(pubsub::kMaxInFlightBytesKey),
+                       sink.max_in_flight_bytes),
+           AssignIfSet(options.Duration(pubsub::kPublishProgressTimeoutKey),
+                       sink.publish_progress_timeout),
+           AssignIfSet(options.Bool(pubsub::kEnableMessageOrderingKey),
+                       sink.enable_message_ordering),
+           AssignIfSet(options.Duration(pubsub::kDestinationIdleTimeoutKey),
+                       sink.destination_idle_timeout),
+           AssignIfSet(options.Int(pubsub::kMaxActivePublishersKey),
+                       sink.max_active_publishers),
+           AssignIfSet(options.Duration(pubsub::kShutdownTimeoutKey),
+                       sink.shutdown_timeout),
+           AssignIfSet(options.Enum(pubsub::kCreateDispositionOption),
+                       sink.create_disposition),
+       }) {
+    if (!status.ok()) return status;
+  }
+  if (absl::Status valid = pubsub::CheckPubSubSinkOptions(sink); !valid.ok()) {
+    return ConfigError(options.position(),
+                       absl::StrCat(options.what(), ": ", valid.message()));
+  }
+  absl::StatusOr<FailureHandlerSpec> handler = ReadFailureHandler(options);
+  if (!handler.ok()) return handler.status();
+  auto shared = std::make_shared<const MessageMapping>(*std::move(mapping));
+  auto resolver = MakeResolver<Record, pubsub::TopicDestination>(
+      [shared](const Record& record, const WriterContext& context)
+          -> absl::StatusOr<pubsub::TopicDestination> {
+        absl::StatusOr<std::string> topic = shared->topic.Render(
+            record, context.event_time.value_or(absl::InfinitePast()));
+        // A record whose topic cannot be named is refused by the serializer
+        // (routed per the failure handler); its failure names the template.
+        return pubsub::TopicDestination(
+            shared->project, topic.ok() ? *topic : shared->topic.text());
+      });
+  return std::make_shared<pubsub::PubSubSink<Record>>(
+      sink, std::move(resolver),
+      [shared](const Record& record, const WriterContext& context) {
+        return ToMessage(*shared, record, context);
+      },
+      MakeFailureHandlerFactory<pubsub::PubSubFailedElement>(
+          *std::move(handler)));
+}
+
+absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> PubSubSource(
+    OptionMap& options, const BuildEnvironment& environment) {
+  pubsub::PubSubSourceOptions source;
+  source.name = environment.name;
+  absl::StatusOr<std::string> project = options.RequiredString("project");
+  if (!project.ok()) return project.status();
+  absl::StatusOr<std::optional<std::vector<std::string>>> subscriptions =
+      options.StringList("subscriptions");
+  if (!subscriptions.ok()) return subscriptions.status();
+  for (const std::string& name :
+       subscriptions->value_or(std::vector<std::string>{})) {
+    source.subscriptions.push_back(
+        pubsub::SubscriptionSpec{.project = *project, .subscription = name});
+  }
+  absl::StatusOr<std::optional<std::string>> start =
+      options.String(pubsub::kStartPositionKey);
+  if (!start.ok()) return start.status();
+  if (start->has_value()) {
+    absl::StatusOr<pubsub::StartPosition> position =
+        pubsub::StartPosition::Parse(**start);
+    if (!position.ok()) {
+      return ConfigError(
+          options.PositionOf(pubsub::kStartPositionKey),
+          absl::StrCat(options.what(), ": ", position.status().message()));
+    }
+    source.start_position = *position;
+  }
+  for (absl::Status status : {
+           AssignIfSet(options.Enum(pubsub::kOrderingModeOption),
+                       source.ordering_mode),
+           AssignIfSet(
+               options.Enum(pubsub::kDeserializationFailurePolicyOption),
+               source.deserialization_failure_policy),
+           AssignIfSet(options.Int(pubsub::kMaxOutstandingMessagesKey),
+                       source.max_outstanding_messages),
+           AssignIfSet(options.Int(pubsub::kMaxOutstandingBytesKey),
+                       source.max_outstanding_bytes),
+           AssignIfSet(options.Duration(pubsub::kStreamAckDeadlineKey),
+                       source.stream_ack_deadline),
+           AssignIfSet(options.Duration(pubsub::kMaxLeaseExtensionKey),
+                       source.max_lease_extension),
+           AssignIfSet(options.Duration(pubsub::kFirstCheckpointTimeoutKey),
+                       source.first_checkpoint_timeout),
+       }) {
+    if (!status.ok()) return status;
+  }
+  if (absl::Status valid = pubsub::CheckPubSubSourceOptions(source);
+      !valid.ok()) {
+    return ConfigError(options.position(),
+                       absl::StrCat(options.what(), ": ", valid.message()));
+  }
+  return std::make_shared<pubsub::PubSubSource<Record>>(
+      source, [](const PubsubMessage& message, std::vector<Record>& out) {
+        Record record = Record::parse(message.data(), nullptr,
+                                      /*allow_exceptions=*/false);
+        if (record.is_discarded()) {
+          return absl::InvalidArgumentError(
+              "the message data is not one JSON value");
+        }
+        out.push_back(std::move(record));
+        return absl::OkStatus();
+      });
+}
+
+const RegisterSink kPubSubSink("pubsub", PubSubSink);
+const RegisterSource kPubSubSource("pubsub", PubSubSource);
+
+}  // namespace
+}  // namespace gcpstream::config
