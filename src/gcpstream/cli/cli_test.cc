@@ -51,7 +51,7 @@ class CliTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   std::string WritePipeline(const std::string& sink_key) {
-    const std::string path = root_ + "/p.yaml";
+    std::string path = root_ + "/p.yaml";
     std::ofstream(path) << "source: {type: json-lines, directory: " << root_
                         << "/in}\n"
                         << "sinks:\n  - type: file\n    " << sink_key << ": "

@@ -51,11 +51,12 @@ ConnectorRegistry& ConnectorRegistry::Global() {
   return registry;
 }
 
-void ConnectorRegistry::AddSource(std::string type, SourceFactory factory) {
+void ConnectorRegistry::AddSource(const std::string& type,
+                                  SourceFactory factory) {
   sources_[absl::AsciiStrToLower(type)] = std::move(factory);
 }
 
-void ConnectorRegistry::AddSink(std::string type, SinkFactory factory) {
+void ConnectorRegistry::AddSink(const std::string& type, SinkFactory factory) {
   sinks_[absl::AsciiStrToLower(type)] = std::move(factory);
 }
 
@@ -81,12 +82,12 @@ std::vector<std::string> ConnectorRegistry::SinkTypes() const {
   return Keys(sinks_);
 }
 
-RegisterSource::RegisterSource(std::string type, SourceFactory factory) {
-  ConnectorRegistry::Global().AddSource(std::move(type), std::move(factory));
+RegisterSource::RegisterSource(const std::string& type, SourceFactory factory) {
+  ConnectorRegistry::Global().AddSource(type, std::move(factory));
 }
 
-RegisterSink::RegisterSink(std::string type, SinkFactory factory) {
-  ConnectorRegistry::Global().AddSink(std::move(type), std::move(factory));
+RegisterSink::RegisterSink(const std::string& type, SinkFactory factory) {
+  ConnectorRegistry::Global().AddSink(type, std::move(factory));
 }
 
 }  // namespace gcpstream::config

@@ -44,8 +44,8 @@ class ConnectorRegistry {
  public:
   static ConnectorRegistry& Global();
 
-  void AddSource(std::string type, SourceFactory factory);
-  void AddSink(std::string type, SinkFactory factory);
+  void AddSource(const std::string& type, SourceFactory factory);
+  void AddSink(const std::string& type, SinkFactory factory);
 
   // Reads `type` (case-insensitive), runs its factory, then refuses keys
   // nobody read. Errors name the file position and the registered types.
@@ -63,10 +63,10 @@ class ConnectorRegistry {
 };
 
 struct RegisterSource {
-  RegisterSource(std::string type, SourceFactory factory);
+  RegisterSource(const std::string& type, SourceFactory factory);
 };
 struct RegisterSink {
-  RegisterSink(std::string type, SinkFactory factory);
+  RegisterSink(const std::string& type, SinkFactory factory);
 };
 
 }  // namespace gcpstream::config

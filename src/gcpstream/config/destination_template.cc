@@ -1,5 +1,7 @@
 #include "gcpstream/config/destination_template.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -55,8 +57,9 @@ absl::StatusOr<std::string> FieldText(const nlohmann::json& value,
     return value.is_number_unsigned() ? absl::StrCat(value.get<uint64_t>())
                                       : absl::StrCat(value.get<int64_t>());
   }
-  if (value.is_boolean())
+  if (value.is_boolean()) {
     return std::string(value.get<bool>() ? "true" : "false");
+  }
   return absl::InvalidArgumentError(absl::StrCat(
       "field '", field, "' is ",
       value.is_number_float() ? "a number with a fraction part"
@@ -128,8 +131,9 @@ absl::StatusOr<DestinationTemplate> DestinationTemplate::Parse(
           absl::StrCat("template '", text, "', placeholder at offset ", i, ": ",
                        part.status().message()));
     }
-    if (!literal.empty())
+    if (!literal.empty()) {
       result.parts_.emplace_back(Literal{std::move(literal)});
+    }
     literal.clear();
     result.parts_.push_back(*std::move(part));
     i = close;
@@ -142,10 +146,9 @@ absl::StatusOr<DestinationTemplate> DestinationTemplate::Parse(
 }
 
 bool DestinationTemplate::constant() const {
-  for (const Part& part : parts_) {
-    if (!std::holds_alternative<Literal>(part)) return false;
-  }
-  return true;
+  return std::all_of(parts_.begin(), parts_.end(), [](const Part& part) {
+    return std::holds_alternative<Literal>(part);
+  });
 }
 
 absl::StatusOr<std::string> DestinationTemplate::Render(

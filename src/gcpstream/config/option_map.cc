@@ -54,7 +54,7 @@ const char* KindName(const YAML::Node& node) {
 }  // namespace
 
 absl::StatusOr<OptionMap> OptionMap::FromNode(const YAML::Node& node,
-                                              std::string file,
+                                              const std::string& file,
                                               std::string what) {
   OptionMap map(file, std::move(what), PositionOfNode(file, node));
   if (!node.IsDefined() || node.IsNull()) return map;

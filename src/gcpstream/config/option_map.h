@@ -30,7 +30,8 @@ class OptionMap {
   // `node` must be a mapping (or null: no options). `what` names the owner
   // in errors, e.g. "sink 'orders'".
   static absl::StatusOr<OptionMap> FromNode(const YAML::Node& node,
-                                            std::string file, std::string what);
+                                            const std::string& file,
+                                            std::string what);
 
   // Each returns nullopt when the key is absent.
   absl::StatusOr<std::optional<std::string>> String(absl::string_view key);
