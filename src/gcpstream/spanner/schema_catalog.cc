@@ -1,12 +1,18 @@
 #include "gcpstream/spanner/schema_catalog.h"
 
+#include <algorithm>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "absl/time/civil_time.h"
+#include "absl/time/time.h"
 
 namespace gcpstream::spanner {
 namespace {
@@ -203,6 +209,61 @@ namespace {
 
 // Encodes a non-array value into a column of scalar type `code`, widening
 // INT64 and FLOAT32 as Spanner would; false when it does not fit.
+// Text for a column whose wire encoding is itself text (DATE, TIMESTAMP,
+// NUMERIC, JSON, BYTES as base64), as records from JSON carry them: checked
+// here, so a bad value is refused for its record rather than by the
+// service for the whole batch.
+bool EncodeText(const std::string& text, TypeCode code,
+                google::protobuf::Value* out) {
+  switch (code) {
+    case TypeCode::kDate: {
+      absl::CivilDay day;
+      if (!absl::ParseCivilTime(text, &day)) return false;
+      Value::Date(day).ToProto(out);
+      return true;
+    }
+    case TypeCode::kTimestamp: {
+      absl::Time time;
+      std::string error;
+      if (!absl::ParseTime(absl::RFC3339_full, text, &time, &error)) {
+        return false;
+      }
+      Value::Timestamp(time).ToProto(out);
+      return true;
+    }
+    case TypeCode::kNumeric: {
+      // [-+]digits[.digits]: what Spanner's NUMERIC text accepts.
+      absl::string_view rest = text;
+      absl::ConsumePrefix(&rest, "-") || absl::ConsumePrefix(&rest, "+");
+      const size_t dot = rest.find('.');
+      const absl::string_view whole = rest.substr(0, dot);
+      const absl::string_view fraction =
+          dot == absl::string_view::npos ? "" : rest.substr(dot + 1);
+      auto digits = [](absl::string_view s) {
+        return std::all_of(s.begin(), s.end(), absl::ascii_isdigit);
+      };
+      if (whole.empty() || !digits(whole) || !digits(fraction) ||
+          (dot != absl::string_view::npos && fraction.empty())) {
+        return false;
+      }
+      out->set_string_value(text);
+      return true;
+    }
+    case TypeCode::kJson:
+      if (!nlohmann::json::accept(text)) return false;
+      out->set_string_value(text);
+      return true;
+    case TypeCode::kBytes: {
+      std::string raw;
+      if (!absl::Base64Unescape(text, &raw)) return false;
+      out->set_string_value(text);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 bool EncodeScalar(const Value& value, TypeCode code,
                   google::protobuf::Value* out) {
   if (value.is_null()) {
@@ -238,6 +299,9 @@ bool EncodeScalar(const Value& value, TypeCode code,
       f != nullptr && code == TypeCode::kFloat64) {
     Value::Float64(static_cast<double>(*f)).ToProto(out);
     return true;
+  }
+  if (const auto* text = std::get_if<std::string>(&value.data())) {
+    return EncodeText(*text, code, out);
   }
   return false;
 }

@@ -108,8 +108,10 @@ class SchemaCatalog {
 
 // Writes the value's wire encoding for a column of `type` into `out`,
 // widening INT64 to FLOAT32/FLOAT64/NUMERIC and FLOAT32 to FLOAT64 as
-// Spanner would; an InvalidArgument naming `<what> <table>.<column>` when
-// the value does not fit.
+// Spanner would, and accepting a STRING in its wire form for DATE
+// ("2026-12-01"), TIMESTAMP (RFC 3339), NUMERIC ("-12.50"), JSON (JSON text)
+// and BYTES (base64), checked here; an InvalidArgument naming
+// `<what> <table>.<column>` when the value does not fit.
 absl::Status EncodeForColumn(const Value& value, const ColumnType& type,
                              absl::string_view what, absl::string_view table,
                              absl::string_view column,

@@ -182,6 +182,43 @@ TEST(SchemaCatalogTest, EveryTypeHasItsWireForm) {
             "-9223372036854775808");
 }
 
+TEST(SchemaCatalogTest, TextInWireFormFitsTextEncodedColumnsWhenValid) {
+  struct Case {
+    const char* type;
+    const char* text;
+    const char* wire;  // nullptr: refused.
+  };
+  for (const Case& c : {
+           Case{"DATE", "2026-12-01", "2026-12-01"},
+           Case{"DATE", "2026-13-01", nullptr},
+           Case{"TIMESTAMP", "2026-12-01T10:00:00.5+01:00",
+                "2026-12-01T09:00:00.5Z"},
+           Case{"TIMESTAMP", "yesterday", nullptr},
+           Case{"NUMERIC", "-12.50", "-12.50"},
+           Case{"NUMERIC", "12.", nullptr},
+           Case{"NUMERIC", "1e3", nullptr},
+           Case{"JSON", R"({"a":[1,2]})", R"({"a":[1,2]})"},
+           Case{"JSON", "{a:1}", nullptr},
+           Case{"BYTES(MAX)", "aGk=", "aGk="},
+           Case{"BYTES(MAX)", "not base64!", nullptr},
+           Case{"INT64", "12", nullptr},  // Numbers stay numbers.
+           Case{"BOOL", "true", nullptr},
+       }) {
+    google::protobuf::Value out;
+    const absl::Status status = EncodeForColumn(
+        Value::String(c.text), ParseSpannerType(c.type, Dialect::kGoogleSql),
+        "column", "t", "c", &out);
+    if (c.wire == nullptr) {
+      EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
+          << c.type << " " << c.text;
+      EXPECT_THAT(status.message(), HasSubstr("cannot write a STRING"));
+    } else {
+      ASSERT_TRUE(status.ok()) << c.type << " " << c.text << ": " << status;
+      EXPECT_EQ(out.string_value(), c.wire) << c.type << " " << c.text;
+    }
+  }
+}
+
 TEST(SchemaCatalogTest, ParsesBothDialectsSpellings) {
   EXPECT_EQ(ParseSpannerType("STRING(MAX)", Dialect::kGoogleSql).code,
             TypeCode::kString);
