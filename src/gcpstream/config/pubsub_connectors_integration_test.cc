@@ -57,14 +57,14 @@ class PubSubConnectorsTest : public ::testing::Test {
                     .ok());
   }
 
-  absl::StatusOr<std::unique_ptr<runtime::Pipeline>> Build(
+  static absl::StatusOr<std::unique_ptr<runtime::Pipeline>> Build(
       const std::string& yaml) {
     absl::StatusOr<PipelineFile> file = ParsePipelineFile(yaml, "test.yaml");
     if (!file.ok()) return file.status();
     return BuildPipeline(*file, ConnectorRegistry::Global());
   }
 
-  std::vector<std::string> Lines(const std::string& directory) {
+  static std::vector<std::string> Lines(const std::string& directory) {
     std::vector<std::string> lines;
     if (!fs::exists(directory)) return lines;
     for (const auto& entry : fs::directory_iterator(directory)) {
@@ -90,12 +90,11 @@ TEST_F(PubSubConnectorsTest,
     std::ofstream in(root_ + "/in/orders.jsonl");
     for (int i = 0; i < 30; ++i) {
       const char* region = i % 3 == 0 ? "eu" : "us";
-      if (i % 10 == 9) {  // No region: its topic cannot be named.
-        in << "{\"id\":" << i << ",\"customer\":\"c" << i % 4 << "\"}\n";
-      } else {
-        in << "{\"id\":" << i << ",\"region\":\"" << region
-           << "\",\"customer\":\"c" << i % 4 << "\"}\n";
-      }
+      nlohmann::json record = {{"id", i},
+                               {"customer", absl::StrCat("c", i % 4)}};
+      // Without a region, a record's topic cannot be named.
+      if (i % 10 != 9) record["region"] = region;
+      in << record.dump() << "\n";
     }
   }
   const std::string yaml = absl::StrCat(

@@ -1,0 +1,227 @@
+// `type: spanner` for pipeline files: each record becomes one mutation of a
+// table (a destination template), its columns taken from record fields and
+// typed by the table's schema when the writer encodes them. See
+// docs/pipeline-yaml.md.
+
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gcpstream/config/connector_registry.h"
+#include "gcpstream/config/destination_template.h"
+#include "gcpstream/config/failure_handler_config.h"
+#include "gcpstream/config/field_path.h"
+#include "gcpstream/spanner/spanner_sink.h"
+
+namespace gcpstream::config {
+namespace {
+
+using spanner::Mutation;
+using spanner::Operation;
+using spanner::Value;
+
+inline constexpr EnumSpelling<Operation> kOperations[] = {
+    {"insert", Operation::kInsert},
+    {"update", Operation::kUpdate},
+    {"insert-or-update", Operation::kInsertOrUpdate},
+    {"replace", Operation::kReplace},
+    {"delete", Operation::kDelete}};
+inline constexpr EnumOption<Operation> kOperationOption("operation",
+                                                        kOperations);
+
+struct MutationMapping {
+  DestinationTemplate table;
+  Operation operation = Operation::kInsertOrUpdate;
+  // Column name and the field it comes from, in file order (for a delete,
+  // the key columns in key order).
+  std::vector<std::pair<std::string, FieldPath>> columns = {};
+};
+
+// A JSON value as the Spanner value it most directly is; the column's type
+// decides at encoding whether it fits (integers widen to FLOAT64/NUMERIC,
+// text in wire form fits DATE, TIMESTAMP, NUMERIC, JSON and BYTES).
+absl::StatusOr<Value> ToValue(const Record& json, absl::string_view field) {
+  switch (json.type()) {
+    case Record::value_t::null:
+      return Value::NullValue();
+    case Record::value_t::boolean:
+      return Value::Bool(json.get<bool>());
+    case Record::value_t::number_integer:
+      return Value::Int64(json.get<int64_t>());
+    case Record::value_t::number_unsigned:
+      if (json.get<uint64_t>() >
+          static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("field '", field, "' is beyond INT64"));
+      }
+      return Value::Int64(static_cast<int64_t>(json.get<uint64_t>()));
+    case Record::value_t::number_float:
+      return Value::Float64(json.get<double>());
+    case Record::value_t::string:
+      return Value::String(json.get<std::string>());
+    case Record::value_t::object:
+      return Value::JsonValue(
+          json.dump(-1, ' ', false, Record::error_handler_t::replace));
+    case Record::value_t::array: {
+      Value::Array elements;
+      elements.reserve(json.size());
+      for (const Record& element : json) {
+        absl::StatusOr<Value> value = ToValue(element, field);
+        if (!value.ok()) return value.status();
+        elements.push_back(*std::move(value));
+      }
+      return Value::ArrayOf(std::move(elements));
+    }
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("field '", field, "' has a type Spanner cannot store"));
+  }
+}
+
+absl::StatusOr<std::optional<Mutation>> ToMutation(
+    const MutationMapping& mapping, const Record& record,
+    const WriterContext& context) {
+  absl::StatusOr<std::string> table = mapping.table.Render(
+      record, context.event_time.value_or(absl::InfinitePast()));
+  if (!table.ok()) return table.status();
+  Mutation mutation = [&] {
+    switch (mapping.operation) {
+      case Operation::kInsert:
+        return Mutation::Insert(*table);
+      case Operation::kUpdate:
+        return Mutation::Update(*table);
+      case Operation::kReplace:
+        return Mutation::Replace(*table);
+      case Operation::kDelete:
+        return Mutation::Delete(*table);
+      case Operation::kInsertOrUpdate:
+        break;
+    }
+    return Mutation::InsertOrUpdate(*table);
+  }();
+  std::vector<Value> key;
+  for (const auto& [column, path] : mapping.columns) {
+    absl::StatusOr<const Record*> field = path.Find(record);
+    if (!field.ok()) return field.status();
+    absl::StatusOr<Value> value = ToValue(**field, path.text());
+    if (!value.ok()) return value.status();
+    if (mapping.operation == Operation::kDelete) {
+      key.push_back(*std::move(value));
+    } else {
+      mutation.Set(column, *std::move(value));
+    }
+  }
+  if (mapping.operation == Operation::kDelete) mutation.Key(std::move(key));
+  return std::optional<Mutation>(std::move(mutation));
+}
+
+absl::StatusOr<spanner::DatabaseDestination> ReadDatabase(OptionMap& options) {
+  absl::StatusOr<std::string> name = options.RequiredString("database");
+  if (!name.ok()) return name.status();
+  std::vector<std::string> parts = absl::StrSplit(*name, '/');
+  if (parts.size() != 6 || parts[0] != "projects" || parts[2] != "instances" ||
+      parts[4] != "databases") {
+    return ConfigError(options.PositionOf("database"),
+                       absl::StrCat(options.what(),
+                                    ": option 'database' must "
+                                    "be projects/PROJECT/"
+                                    "instances/INSTANCE/"
+                                    "databases/DATABASE, not '",
+                                    *name, "'"));
+  }
+  return spanner::DatabaseDestination(parts[1], parts[3], parts[5]);
+}
+
+absl::StatusOr<MutationMapping> ReadMapping(OptionMap& options) {
+  absl::StatusOr<std::string> table = options.RequiredString("table");
+  if (!table.ok()) return table.status();
+  absl::StatusOr<DestinationTemplate> parsed =
+      DestinationTemplate::Parse(*table);
+  if (!parsed.ok()) {
+    return ConfigError(options.PositionOf("table"),
+                       absl::StrCat(options.what(), ": option 'table': ",
+                                    parsed.status().message()));
+  }
+  MutationMapping mapping{.table = *std::move(parsed)};
+  if (absl::Status status =
+          AssignIfSet(options.Enum(kOperationOption), mapping.operation);
+      !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<std::optional<OptionMap>> columns = options.Map("columns");
+  if (!columns.ok()) return columns.status();
+  if (!columns->has_value() || (*columns)->Keys().empty()) {
+    return ConfigError(
+        options.position(),
+        absl::StrCat(options.what(),
+                     ": option 'columns' is required: a mapping of column "
+                     "names to record fields (for a delete, the key columns "
+                     "in key order)"));
+  }
+  for (const std::string& column : (*columns)->Keys()) {
+    absl::StatusOr<std::string> text = (*columns)->RequiredString(column);
+    if (!text.ok()) return text.status();
+    absl::StatusOr<FieldPath> path = FieldPath::Parse(*text);
+    if (!path.ok()) {
+      return ConfigError((*columns)->PositionOf(column),
+                         absl::StrCat((*columns)->what(), ": column '", column,
+                                      "': ", path.status().message()));
+    }
+    mapping.columns.emplace_back(column, *std::move(path));
+  }
+  return mapping;
+}
+
+absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> SpannerSink(
+    OptionMap& options, const BuildEnvironment& environment) {
+  spanner::SpannerSinkOptions sink;
+  sink.name = environment.name;
+  absl::StatusOr<spanner::DatabaseDestination> database = ReadDatabase(options);
+  if (!database.ok()) return database.status();
+  sink.database = *database;
+  absl::StatusOr<MutationMapping> mapping = ReadMapping(options);
+  if (!mapping.ok()) return mapping.status();
+  for (absl::Status status : {
+           AssignIfSet(options.Enum(spanner::kWriteMethodOption),
+                       sink.write_method),
+           AssignIfSet(options.Enum(spanner::kConstraintViolationPolicyOption),
+                       sink.constraint_violation_policy),
+           AssignIfSet(options.Enum(spanner::kRpcPriorityOption),
+                       sink.rpc_priority),
+           AssignIfSet(options.Int(spanner::kMaxBatchCellsKey),
+                       sink.max_batch_cells),
+           AssignIfSet(options.Int(spanner::kMaxBatchMutationsKey),
+                       sink.max_batch_mutations),
+           AssignIfSet(options.Int(spanner::kMaxBatchBytesKey),
+                       sink.max_batch_bytes),
+           AssignIfSet(options.Duration(spanner::kMaxCommitDelayKey),
+                       sink.max_commit_delay),
+       }) {
+    if (!status.ok()) return status;
+  }
+  if (absl::Status valid = spanner::CheckSpannerSinkOptions(sink);
+      !valid.ok()) {
+    return ConfigError(options.position(),
+                       absl::StrCat(options.what(), ": ", valid.message()));
+  }
+  absl::StatusOr<FailureHandlerSpec> handler = ReadFailureHandler(options);
+  if (!handler.ok()) return handler.status();
+  auto shared = std::make_shared<const MutationMapping>(*std::move(mapping));
+  return std::make_shared<spanner::SpannerSink<Record>>(
+      sink,
+      [shared](const Record& record, const WriterContext& context) {
+        return ToMutation(*shared, record, context);
+      },
+      MakeFailureHandlerFactory<spanner::SpannerFailedElement>(
+          *std::move(handler)));
+}
+
+const RegisterSink kSpannerSink("spanner", SpannerSink);
+
+}  // namespace
+}  // namespace gcpstream::config
