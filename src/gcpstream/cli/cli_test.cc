@@ -1,14 +1,12 @@
 // The gcpstream binary end to end on local files: exit codes, messages.
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "absl/strings/str_cat.h"
+#include "gcpstream/cli/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -16,28 +14,9 @@ namespace gcpstream::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using ::gcpstream::cli::testing::Gcpstream;
+using ::gcpstream::cli::testing::Outcome;
 using ::testing::HasSubstr;
-
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-Outcome Gcpstream(const std::string& arguments) {
-  const std::string command =
-      absl::StrCat(GCPSTREAM_CLI, " ", arguments, " 2>&1");
-  Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    outcome.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return outcome;
-}
 
 class CliTest : public ::testing::Test {
  protected:

@@ -1,7 +1,7 @@
 // The gcpstream command: runs pipelines described in YAML files.
 //
 //   gcpstream validate PIPELINE.yaml
-//   gcpstream run PIPELINE.yaml
+//   gcpstream run [--local] PIPELINE.yaml
 //   gcpstream --version
 //
 // See docs/cli.md. Exit codes: 0 done, 1 the job failed, 2 the file or the
@@ -12,12 +12,18 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "gcpstream/config/connector_registry.h"
 #include "gcpstream/config/pipeline_file.h"
+#include "gcpstream/emulators/emulator_set.h"
 
 namespace gcpstream::cli {
 
@@ -26,17 +32,17 @@ constexpr int kBadConfiguration = 2;
 
 namespace {
 
-absl::StatusOr<std::unique_ptr<runtime::Pipeline>> Load(
-    const std::string& path) {
-  absl::StatusOr<config::PipelineFile> file = config::LoadPipelineFile(path);
-  if (!file.ok()) return file.status();
-  return config::BuildPipeline(*file, config::ConnectorRegistry::Global());
+absl::StatusOr<std::unique_ptr<runtime::Pipeline>> Build(
+    config::PipelineFile& file) {
+  return config::BuildPipeline(file, config::ConnectorRegistry::Global());
 }
 
 int Validate(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<runtime::Pipeline>> pipeline = Load(path);
-  if (!pipeline.ok()) {
-    std::cerr << "gcpstream: " << pipeline.status().message() << "\n";
+  absl::StatusOr<config::PipelineFile> file = config::LoadPipelineFile(path);
+  absl::Status status = file.status();
+  if (file.ok()) status = Build(*file).status();
+  if (!status.ok()) {
+    std::cerr << "gcpstream: " << status.message() << "\n";
     return kBadConfiguration;
   }
   std::cout << path << ": valid\n";
@@ -61,11 +67,91 @@ void StopOnSignal(runtime::Pipeline& pipeline) {
   }).detach();
 }
 
-int Run(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<runtime::Pipeline>> pipeline = Load(path);
+// The sum over subtasks of `metric` for the operator named `name`.
+int64_t OperatorTotal(const std::string& prometheus, const std::string& metric,
+                      const std::string& name) {
+  int64_t total = 0;
+  const std::string label = "operator=\"" + name + "\"";
+  for (absl::string_view line : absl::StrSplit(prometheus, '\n')) {
+    if (!absl::StartsWith(line, metric + "{") ||
+        line.find(label) == absl::string_view::npos) {
+      continue;
+    }
+    double value = 0;
+    if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) {
+      total += static_cast<int64_t>(value);
+    }
+  }
+  return total;
+}
+
+// What each sink did, from the pipeline's metrics.
+void PrintSinkSummary(const config::PipelineFile& file,
+                      runtime::Pipeline& pipeline) {
+  const std::string text = pipeline.metrics().ExportPrometheusText();
+  for (const config::PipelineFile::Sink& sink : file.sinks) {
+    std::cout << "  sink " << sink.name << ": "
+              << OperatorTotal(text, "records_in", sink.name) << " in, "
+              << OperatorTotal(text, "records_written", sink.name)
+              << " written, "
+              << OperatorTotal(text, "records_skipped", sink.name)
+              << " skipped, "
+              << OperatorTotal(text, "records_routed", sink.name)
+              << " dead-lettered, "
+              << OperatorTotal(text, "records_dropped", sink.name)
+              << " dropped\n";
+  }
+}
+
+// The emulators a local run needs: those of its connectors' types and of
+// what its `local:` section declares.
+std::vector<emulators::EmulatorKind> EmulatorsFor(config::PipelineFile& file) {
+  std::set<emulators::EmulatorKind> kinds = file.local.Emulators();
+  auto add_type = [&](config::OptionMap& options) {
+    absl::StatusOr<std::optional<std::string>> type = options.String("type");
+    if (!type.ok() || !type->has_value()) return;
+    for (emulators::EmulatorKind kind :
+         config::ConnectorRegistry::Global().EmulatorsFor(**type)) {
+      kinds.insert(kind);
+    }
+  };
+  add_type(file.source);
+  for (config::PipelineFile::Sink& sink : file.sinks) add_type(sink.options);
+  return {kinds.begin(), kinds.end()};
+}
+
+int Run(const std::string& path, bool local) {
+  absl::StatusOr<config::PipelineFile> file = config::LoadPipelineFile(path);
+  absl::StatusOr<std::unique_ptr<runtime::Pipeline>> pipeline =
+      file.ok() ? Build(*file) : file.status();
   if (!pipeline.ok()) {
     std::cerr << "gcpstream: " << pipeline.status().message() << "\n";
     return kBadConfiguration;
+  }
+  std::unique_ptr<emulators::EmulatorSet> emulator_set;
+  if (local) {
+    emulators::EmulatorSetOptions options;
+    options.kinds = EmulatorsFor(*file);
+    if (!options.kinds.empty()) {
+      absl::StatusOr<std::unique_ptr<emulators::EmulatorSet>> started =
+          emulators::EmulatorSet::Start(options);
+      if (!started.ok()) {
+        std::cerr << "gcpstream: cannot start the emulators for --local: "
+                  << started.status().message() << "\n";
+        return kJobFailed;
+      }
+      emulator_set = *std::move(started);
+      emulator_set->ExportEnvironment();
+      std::cout << "gcpstream: local emulators:\n"
+                << emulator_set->ShellExports();
+    }
+    if (absl::Status provisioned = config::Provision(file->local);
+        !provisioned.ok()) {
+      std::cerr << "gcpstream: cannot create what 'local:' declares: "
+                << provisioned.message() << "\n";
+      if (emulator_set != nullptr) emulator_set->Stop(/*keep_logs=*/true);
+      return kJobFailed;
+    }
   }
   StopOnSignal(**pipeline);
   absl::StatusOr<runtime::JobSummary> summary = (*pipeline)->Run();
@@ -73,12 +159,31 @@ int Run(const std::string& path) {
     std::cerr << "gcpstream: pipeline '" << (*pipeline)->options().name
               << "' failed for good (its restart strategy gave up): "
               << summary.status().message() << "\n";
+    if (emulator_set != nullptr) {
+      std::cerr << "gcpstream: emulator logs kept in "
+                << emulator_set->log_dir() << "\n";
+      emulator_set->Stop(/*keep_logs=*/true);
+    }
     return kJobFailed;
   }
   std::cout << "gcpstream: pipeline '" << (*pipeline)->options().name
             << "' finished: " << summary->checkpoints_completed
             << " checkpoints, " << summary->restarts << " restarts\n";
-  return 0;
+  PrintSinkSummary(*file, **pipeline);
+  int exit_code = 0;
+  if (local) {
+    absl::StatusOr<std::vector<std::string>> landed =
+        config::DescribeWhatLanded(file->local);
+    if (!landed.ok()) {
+      std::cerr << "gcpstream: cannot count what landed: "
+                << landed.status().message() << "\n";
+      exit_code = kJobFailed;
+    } else {
+      for (const std::string& line : *landed) std::cout << "  " << line << "\n";
+    }
+  }
+  if (emulator_set != nullptr) emulator_set->Stop(/*keep_logs=*/exit_code != 0);
+  return exit_code;
 }
 
 }  // namespace
@@ -98,11 +203,16 @@ int main(int argc, char** argv) {
                          "run a pipeline until its input ends or it "
                          "is stopped (Ctrl-C)");
   run->add_option("pipeline", path, "the pipeline file")->required();
+  bool local = false;
+  run->add_flag("--local", local,
+                "start the emulators the pipeline needs, create what its "
+                "'local:' section declares, run, print what landed, stop "
+                "them");
   try {  // CLI11 reports command-line errors only by exception.
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : gcpstream::cli::kBadConfiguration;
   }
   if (validate->parsed()) return gcpstream::cli::Validate(path);
-  return gcpstream::cli::Run(path);
+  return gcpstream::cli::Run(path, local);
 }

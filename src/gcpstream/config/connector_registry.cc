@@ -51,13 +51,27 @@ ConnectorRegistry& ConnectorRegistry::Global() {
   return registry;
 }
 
-void ConnectorRegistry::AddSource(const std::string& type,
-                                  SourceFactory factory) {
+void ConnectorRegistry::AddSource(
+    const std::string& type, SourceFactory factory,
+    std::vector<emulators::EmulatorKind> emulators) {
   sources_[absl::AsciiStrToLower(type)] = std::move(factory);
+  auto& needed = emulators_[absl::AsciiStrToLower(type)];
+  needed.insert(needed.end(), emulators.begin(), emulators.end());
 }
 
-void ConnectorRegistry::AddSink(const std::string& type, SinkFactory factory) {
+void ConnectorRegistry::AddSink(
+    const std::string& type, SinkFactory factory,
+    std::vector<emulators::EmulatorKind> emulators) {
   sinks_[absl::AsciiStrToLower(type)] = std::move(factory);
+  auto& needed = emulators_[absl::AsciiStrToLower(type)];
+  needed.insert(needed.end(), emulators.begin(), emulators.end());
+}
+
+std::vector<emulators::EmulatorKind> ConnectorRegistry::EmulatorsFor(
+    const std::string& type) const {
+  auto it = emulators_.find(absl::AsciiStrToLower(type));
+  return it == emulators_.end() ? std::vector<emulators::EmulatorKind>()
+                                : it->second;
 }
 
 absl::StatusOr<std::shared_ptr<runtime::Source<Record>>>
@@ -82,12 +96,16 @@ std::vector<std::string> ConnectorRegistry::SinkTypes() const {
   return Keys(sinks_);
 }
 
-RegisterSource::RegisterSource(const std::string& type, SourceFactory factory) {
-  ConnectorRegistry::Global().AddSource(type, std::move(factory));
+RegisterSource::RegisterSource(const std::string& type, SourceFactory factory,
+                               std::vector<emulators::EmulatorKind> emulators) {
+  ConnectorRegistry::Global().AddSource(type, std::move(factory),
+                                        std::move(emulators));
 }
 
-RegisterSink::RegisterSink(const std::string& type, SinkFactory factory) {
-  ConnectorRegistry::Global().AddSink(type, std::move(factory));
+RegisterSink::RegisterSink(const std::string& type, SinkFactory factory,
+                           std::vector<emulators::EmulatorKind> emulators) {
+  ConnectorRegistry::Global().AddSink(type, std::move(factory),
+                                      std::move(emulators));
 }
 
 }  // namespace gcpstream::config

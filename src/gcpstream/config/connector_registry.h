@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "gcpstream/config/option_map.h"
+#include "gcpstream/emulators/emulator_kind.h"
 #include "gcpstream/runtime/sink.h"
 #include "gcpstream/runtime/source.h"
 
@@ -44,8 +45,11 @@ class ConnectorRegistry {
  public:
   static ConnectorRegistry& Global();
 
-  void AddSource(const std::string& type, SourceFactory factory);
-  void AddSink(const std::string& type, SinkFactory factory);
+  // `emulators`: what `run --local` must start for a connector of this type.
+  void AddSource(const std::string& type, SourceFactory factory,
+                 std::vector<emulators::EmulatorKind> emulators = {});
+  void AddSink(const std::string& type, SinkFactory factory,
+               std::vector<emulators::EmulatorKind> emulators = {});
 
   // Reads `type` (case-insensitive), runs its factory, then refuses keys
   // nobody read. Errors name the file position and the registered types.
@@ -56,17 +60,23 @@ class ConnectorRegistry {
 
   std::vector<std::string> SourceTypes() const;
   std::vector<std::string> SinkTypes() const;
+  // The emulators a connector of `type` needs (none if unknown).
+  std::vector<emulators::EmulatorKind> EmulatorsFor(
+      const std::string& type) const;
 
  private:
   std::map<std::string, SourceFactory> sources_;
   std::map<std::string, SinkFactory> sinks_;
+  std::map<std::string, std::vector<emulators::EmulatorKind>> emulators_;
 };
 
 struct RegisterSource {
-  RegisterSource(const std::string& type, SourceFactory factory);
+  RegisterSource(const std::string& type, SourceFactory factory,
+                 std::vector<emulators::EmulatorKind> emulators = {});
 };
 struct RegisterSink {
-  RegisterSink(const std::string& type, SinkFactory factory);
+  RegisterSink(const std::string& type, SinkFactory factory,
+               std::vector<emulators::EmulatorKind> emulators = {});
 };
 
 }  // namespace gcpstream::config

@@ -102,6 +102,14 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
   absl::StatusOr<std::optional<std::vector<OptionMap>>> sinks =
       top->MapList("sinks");
   if (!sinks.ok()) return sinks.status();
+  absl::StatusOr<std::optional<OptionMap>> local = top->Map("local");
+  if (!local.ok()) return local.status();
+  LocalResources local_resources;
+  if (local->has_value()) {
+    absl::StatusOr<LocalResources> read = ReadLocalResources(**local);
+    if (!read.ok()) return read.status();
+    local_resources = *std::move(read);
+  }
   if (absl::Status unknown = top->CheckNoUnknownKeys(); !unknown.ok()) {
     return unknown;
   }
@@ -120,7 +128,8 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
                     .parallelism = static_cast<int>(parallelism),
                     .source = std::move(**source),
                     .source_name = "",
-                    .sinks = {}};
+                    .sinks = {},
+                    .local = std::move(local_resources)};
   absl::StatusOr<std::optional<std::string>> source_name =
       file.source.String("name");
   if (!source_name.ok()) return source_name.status();

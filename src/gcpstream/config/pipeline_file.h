@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "gcpstream/config/connector_registry.h"
+#include "gcpstream/config/local_resources.h"
 #include "gcpstream/config/option_map.h"
 #include "gcpstream/runtime/pipeline.h"
 #include "gcpstream/runtime/pipeline_options.h"
@@ -27,6 +28,8 @@ struct PipelineFile {
     OptionMap options;
   };
   std::vector<Sink> sinks;
+  // The `local:` section, for `run --local` (empty when absent).
+  LocalResources local;
 };
 
 // Parses `text` as the pipeline file `path` (used in error positions).

@@ -64,6 +64,42 @@ TEST_F(PipelineFileTest, ReadsPipelineKeys) {
   EXPECT_EQ(file->sinks[1].name, "sink-2");
 }
 
+TEST_F(PipelineFileTest, ReadsTheLocalSection) {
+  auto file = ParsePipelineFile(
+      "source: {type: json-lines, paths: [a]}\n"
+      "sinks: [{type: file, directory: /tmp/o}]\n"
+      "local:\n"
+      "  project: shop\n"
+      "  topics: [orders-eu]\n"
+      "  subscriptions: [{name: eu-all, topic: orders-eu, ordered: true}]\n"
+      "  spanner-databases:\n"
+      "    - instance: local\n"
+      "      database: orders\n"
+      "      ddl: ['CREATE TABLE Orders (Id INT64) PRIMARY KEY (Id)',\n"
+      "            'create table Lines (Id INT64) PRIMARY KEY (Id)',\n"
+      "            'CREATE INDEX ByAmount ON Orders(Id)']\n",
+      "p.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  const LocalResources& local = file->local;
+  EXPECT_EQ(local.project, "shop");
+  EXPECT_THAT(local.topics, ::testing::ElementsAre("orders-eu"));
+  ASSERT_EQ(local.subscriptions.size(), 1U);
+  EXPECT_TRUE(local.subscriptions[0].ordered);
+  ASSERT_EQ(local.databases.size(), 1U);
+  EXPECT_THAT(local.databases[0].tables,
+              ::testing::ElementsAre("Orders", "Lines"));
+  EXPECT_EQ(local.Emulators().size(), 2U);
+  auto bad = ParsePipelineFile(
+      "source: {type: json-lines, paths: [a]}\n"
+      "sinks: [{type: file, directory: /tmp/o}]\n"
+      "local: {topic: [a]}\n",
+      "p.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("p.yaml:3:9: pipeline 'local': unknown option "
+                        "'topic'"));
+}
+
 TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
   struct Case {
     std::string yaml;
@@ -75,8 +111,9 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
            {"source: [unclosed\n", "p.yaml:2:1: not valid YAML"},
            {ok_source + ok_sinks + "paralelism: 2\n",
             "p.yaml:3:1: pipeline: unknown option 'paralelism'; accepted: "
-            "checkpoint-directory, checkpoint-interval, name, parallelism, "
-            "restart-strategy, sinks, source (did you mean 'parallelism'?)"},
+            "checkpoint-directory, checkpoint-interval, local, name, "
+            "parallelism, restart-strategy, sinks, source (did you mean "
+            "'parallelism'?)"},
            {ok_source + ok_sinks + "parallelism: 0\n",
             "p.yaml:3:14: pipeline: option 'parallelism' must be between 1 "
             "and 1024"},

@@ -239,8 +239,10 @@ absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> PubSubSource(
       });
 }
 
-const RegisterSink kPubSubSink("pubsub", PubSubSink);
-const RegisterSource kPubSubSource("pubsub", PubSubSource);
+const RegisterSink kPubSubSink("pubsub", PubSubSink,
+                               {emulators::EmulatorKind::kPubSub});
+const RegisterSource kPubSubSource("pubsub", PubSubSource,
+                                   {emulators::EmulatorKind::kPubSub});
 
 }  // namespace
 }  // namespace gcpstream::config

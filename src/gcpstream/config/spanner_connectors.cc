@@ -221,7 +221,8 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> SpannerSink(
           *std::move(handler)));
 }
 
-const RegisterSink kSpannerSink("spanner", SpannerSink);
+const RegisterSink kSpannerSink("spanner", SpannerSink,
+                                {emulators::EmulatorKind::kSpanner});
 
 }  // namespace
 }  // namespace gcpstream::config
