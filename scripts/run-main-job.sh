@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The main job: builds gcpstream, starts the Pub/Sub, Spanner and Bigtable
-# emulators on free loopback ports, runs the Pub/Sub -> Spanner + Bigtable
-# smoke pipeline against them, prints what landed, and stops the emulators.
-# Installs what is missing first. Extra arguments go to the pipeline
-# (e.g. --orders 10000).
+# The main job: builds the gcpstream command and runs the quickstart
+# (examples/quickstart.yaml) with --local: it starts the Pub/Sub and Spanner
+# emulators on free loopback ports, creates the topics, subscriptions and
+# database the file declares, runs 3000 generated orders through per-region
+# topics and a Spanner table, prints what landed in each destination and the
+# dead-letter counts, and stops the emulators. Installs what is missing
+# first. Extra arguments go to `gcpstream run` (e.g. another pipeline file
+# after --).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${GCPSTREAM_BUILD_DIR:-build}"
@@ -12,6 +15,8 @@ scripts/setup.sh
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   cmake -S . -B "$build_dir" -G Ninja -DGCPSTREAM_WERROR=ON
 fi
-cmake --build "$build_dir" -j 2 --target gcpstream_emulators_tool emulator_smoke_pipeline
-exec "$build_dir/src/gcpstream/emulators/gcpstream-emulators" exec -- \
-  "$build_dir/examples/emulator_smoke_pipeline/emulator_smoke_pipeline" "$@"
+cmake --build "$build_dir" -j 2 --target gcpstream_cli
+if [[ $# -gt 0 ]]; then
+  exec "$build_dir/src/gcpstream/cli/gcpstream" run --local "$@"
+fi
+exec "$build_dir/src/gcpstream/cli/gcpstream" run --local examples/quickstart.yaml
