@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "gcpstream/cli/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -28,11 +30,10 @@ TEST(CliLocalTest, RunsOnEmulatorsItStartsAndReportsWhatLanded) {
   {
     std::ofstream in(root + "/in/orders.jsonl");
     for (int i = 1; i <= 30; ++i) {
-      const std::string region = i == 7  ? ""
-                                 : i % 2 ? ",\"region\":\"us\""
-                                         : ",\"region\":\"eu\"";
-      const std::string amount = i == 9 ? "-1" : std::to_string(i) + ".25";
-      in << "{\"id\":" << i << region << ",\"amount\":\"" << amount << "\"}\n";
+      nlohmann::json order = {
+          {"id", i}, {"amount", i == 9 ? "-1" : std::to_string(i) + ".25"}};
+      if (i != 7) order["region"] = i % 2 == 0 ? "eu" : "us";
+      in << order.dump() << "\n";
     }
   }
   const std::string path = root + "/local.yaml";

@@ -68,6 +68,12 @@ TEST_F(CliTest, ConfigurationErrorsExitTwoWithThePosition) {
   EXPECT_FALSE(fs::exists(root_ + "/out"));
   EXPECT_EQ(Gcpstream("validate " + root_ + "/missing.yaml").exit_code, 2);
   EXPECT_EQ(Gcpstream("frobnicate").exit_code, 2);
+  EXPECT_EQ(Gcpstream("emulators").exit_code, 2);
+  Outcome help = Gcpstream("emulators --help");
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* command : {"exec", "start", "env", "status", "stop"}) {
+    EXPECT_THAT(help.output, HasSubstr(command));
+  }
   Outcome version = Gcpstream("--version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_THAT(version.output,

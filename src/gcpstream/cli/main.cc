@@ -2,6 +2,7 @@
 //
 //   gcpstream validate PIPELINE.yaml
 //   gcpstream run [--local] PIPELINE.yaml
+//   gcpstream emulators exec|start|env|status|stop
 //   gcpstream --version
 //
 // See docs/cli.md. Exit codes: 0 done, 1 the job failed, 2 the file or the
@@ -24,6 +25,7 @@
 #include "gcpstream/config/connector_registry.h"
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/emulators/emulator_set.h"
+#include "gcpstream/emulators/emulators_command.h"
 
 namespace gcpstream::cli {
 
@@ -203,6 +205,12 @@ int main(int argc, char** argv) {
                          "run a pipeline until its input ends or it "
                          "is stopped (Ctrl-C)");
   run->add_option("pipeline", path, "the pipeline file")->required();
+  CLI::App* emulators = app.add_subcommand(
+      "emulators",
+      "start, inspect and stop the local emulators (exec, start, env, "
+      "status, stop)");
+  emulators->require_subcommand(1);
+  gcpstream::emulators::EmulatorsCommand emulators_command(*emulators);
   bool local = false;
   run->add_flag("--local", local,
                 "start the emulators the pipeline needs, create what its "
@@ -214,5 +222,6 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : gcpstream::cli::kBadConfiguration;
   }
   if (validate->parsed()) return gcpstream::cli::Validate(path);
+  if (emulators->parsed()) return emulators_command.Run();
   return gcpstream::cli::Run(path, local);
 }
