@@ -28,10 +28,9 @@ Record SampleOrder(int64_t i) {
       {"order_id", id},
       {"customer_id", absl::StrCat("customer-", i % 97)},
       {"amount", absl::StrCat(i % 250 == 249 ? "-" : "", (i % 500) + 1, ".99")},
-      {"placed_at",
-       absl::FormatTime(absl::RFC3339_sec,
-                        absl::FromUnixSeconds(1796083200 + i),
-                        absl::UTCTimeZone())}};
+      {"placed_at", absl::FormatTime(absl::RFC3339_sec,
+                                     absl::FromUnixSeconds(1796083200 + i),
+                                     absl::UTCTimeZone())}};
   if (i % 101 != 100) order["region"] = kRegions[i % 3];
   return order;
 }
@@ -49,9 +48,9 @@ absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> SampleOrders(
   auto source = runtime::GeneratorSource<Record>::Create(
       environment.name, SampleOrder, generator);
   if (!source.ok()) {
-    return ConfigError(options.position(),
-                       absl::StrCat(options.what(), ": ",
-                                    source.status().message()));
+    return ConfigError(
+        options.position(),
+        absl::StrCat(options.what(), ": ", source.status().message()));
   }
   return std::shared_ptr<runtime::Source<Record>>(*std::move(source));
 }
