@@ -58,6 +58,21 @@ TEST_F(CliTest, ValidatesAndRunsAPipelineFile) {
   EXPECT_EQ(lines, 10);
 }
 
+TEST_F(CliTest, ReportsProgressWhenNotOnATerminal) {
+  const std::string path = root_ + "/slow.yaml";
+  std::ofstream(path) << "source: {type: sample-orders, count: 300, "
+                         "records-per-second: 600}\n"
+                      << "sinks: [{name: archive, type: file, directory: "
+                      << root_ << "/out}]\n";
+  Outcome ran = Gcpstream("run --progress-interval 100ms " + path);
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("gcpstream: progress: sink archive: "));
+  EXPECT_THAT(ran.output, HasSubstr("records/s"));
+  EXPECT_THAT(ran.output, HasSubstr("gcpstream: progress: checkpoints "));
+  EXPECT_THAT(ran.output, HasSubstr("sink archive: 300 in"));
+  EXPECT_EQ(Gcpstream("run --progress-interval soon " + path).exit_code, 2);
+}
+
 TEST_F(CliTest, ConfigurationErrorsExitTwoWithThePosition) {
   const std::string path = WritePipeline("dirctory");
   Outcome outcome = Gcpstream("run " + path);

@@ -9,6 +9,7 @@
 // command line is wrong (nothing was started).
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -19,9 +20,11 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
-#include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "gcpstream/cli/metrics_server.h"
+#include "gcpstream/cli/metrics_text.h"
+#include "gcpstream/cli/progress_reporter.h"
 #include "gcpstream/config/connector_registry.h"
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/emulators/emulator_set.h"
@@ -69,39 +72,15 @@ void StopOnSignal(runtime::Pipeline& pipeline) {
   }).detach();
 }
 
-// The sum over subtasks of `metric` for the operator named `name`.
-int64_t OperatorTotal(const std::string& prometheus, const std::string& metric,
-                      const std::string& name) {
-  int64_t total = 0;
-  const std::string label = "operator=\"" + name + "\"";
-  for (absl::string_view line : absl::StrSplit(prometheus, '\n')) {
-    if (!absl::StartsWith(line, metric + "{") ||
-        line.find(label) == absl::string_view::npos) {
-      continue;
-    }
-    double value = 0;
-    if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) {
-      total += static_cast<int64_t>(value);
-    }
-  }
-  return total;
-}
-
 // What each sink did, from the pipeline's metrics.
 void PrintSinkSummary(const config::PipelineFile& file,
                       runtime::Pipeline& pipeline) {
   const std::string text = pipeline.metrics().ExportPrometheusText();
-  for (const config::PipelineFile::Sink& sink : file.sinks) {
-    std::cout << "  sink " << sink.name << ": "
-              << OperatorTotal(text, "records_in", sink.name) << " in, "
-              << OperatorTotal(text, "records_written", sink.name)
-              << " written, "
-              << OperatorTotal(text, "records_skipped", sink.name)
-              << " skipped, "
-              << OperatorTotal(text, "records_routed", sink.name)
-              << " dead-lettered, "
-              << OperatorTotal(text, "records_dropped", sink.name)
-              << " dropped\n";
+  for (size_t i = 0; i < file.sinks.size(); ++i) {
+    std::cout << "  sink " << file.sinks[i].name << ": "
+              << CountsOfSink(text, file.sinks[i].name, static_cast<int>(i))
+                     .ToString()
+              << "\n";
   }
 }
 
@@ -122,7 +101,22 @@ std::vector<emulators::EmulatorKind> EmulatorsFor(config::PipelineFile& file) {
   return {kinds.begin(), kinds.end()};
 }
 
-int Run(const std::string& path, bool local) {
+struct RunFlags {
+  bool local = false;
+  int metrics_port = -1;  // Off.
+  std::string metrics_address = "127.0.0.1";
+  std::string progress_interval = "10s";
+};
+
+int Run(const std::string& path, const RunFlags& flags) {
+  const bool local = flags.local;
+  absl::Duration progress_interval;
+  if (!absl::ParseDuration(flags.progress_interval, &progress_interval) ||
+      progress_interval <= absl::ZeroDuration()) {
+    std::cerr << "gcpstream: --progress-interval '" << flags.progress_interval
+              << "' is not a positive duration such as 10s or 500ms\n";
+    return kBadConfiguration;
+  }
   absl::StatusOr<config::PipelineFile> file = config::LoadPipelineFile(path);
   absl::StatusOr<std::unique_ptr<runtime::Pipeline>> pipeline =
       file.ok() ? Build(*file) : file.status();
@@ -156,7 +150,28 @@ int Run(const std::string& path, bool local) {
     }
   }
   StopOnSignal(**pipeline);
-  absl::StatusOr<runtime::JobSummary> summary = (*pipeline)->Run();
+  std::unique_ptr<MetricsServer> metrics_server;
+  if (flags.metrics_port >= 0) {
+    absl::StatusOr<std::unique_ptr<MetricsServer>> started =
+        MetricsServer::Start((*pipeline)->metrics(), flags.metrics_address,
+                             flags.metrics_port);
+    if (!started.ok()) {
+      std::cerr << "gcpstream: " << started.status().message() << "\n";
+      if (emulator_set != nullptr) emulator_set->Stop(/*keep_logs=*/false);
+      return kBadConfiguration;
+    }
+    metrics_server = *std::move(started);
+    std::cout << "gcpstream: metrics on http://" << flags.metrics_address << ":"
+              << metrics_server->port() << "/metrics and /healthz" << std::endl;
+  }
+  absl::StatusOr<runtime::JobSummary> summary;
+  {
+    std::vector<std::string> sink_names;
+    for (const auto& sink : file->sinks) sink_names.push_back(sink.name);
+    ProgressReporter progress((*pipeline)->metrics(), sink_names,
+                              isatty(STDERR_FILENO) == 1, progress_interval);
+    summary = (*pipeline)->Run();
+  }
   if (!summary.ok()) {
     std::cerr << "gcpstream: pipeline '" << (*pipeline)->options().name
               << "' failed for good (its restart strategy gave up): "
@@ -211,11 +226,20 @@ int main(int argc, char** argv) {
       "status, stop)");
   emulators->require_subcommand(1);
   gcpstream::emulators::EmulatorsCommand emulators_command(*emulators);
-  bool local = false;
-  run->add_flag("--local", local,
+  gcpstream::cli::RunFlags run_flags;
+  run->add_flag("--local", run_flags.local,
                 "start the emulators the pipeline needs, create what its "
                 "'local:' section declares, run, print what landed, stop "
                 "them");
+  run->add_option("--metrics-port", run_flags.metrics_port,
+                  "serve Prometheus /metrics and /healthz on this port (0: "
+                  "any free one)");
+  run->add_option("--metrics-address", run_flags.metrics_address,
+                  "interface for --metrics-port (default 127.0.0.1; 0.0.0.0 "
+                  "for all)");
+  run->add_option("--progress-interval", run_flags.progress_interval,
+                  "when stderr is not a terminal, a progress log line per "
+                  "sink this often (default 10s)");
   try {  // CLI11 reports command-line errors only by exception.
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -223,5 +247,5 @@ int main(int argc, char** argv) {
   }
   if (validate->parsed()) return gcpstream::cli::Validate(path);
   if (emulators->parsed()) return emulators_command.Run();
-  return gcpstream::cli::Run(path, local);
+  return gcpstream::cli::Run(path, run_flags);
 }
