@@ -102,6 +102,15 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
   absl::StatusOr<std::optional<std::vector<OptionMap>>> sinks =
       top->MapList("sinks");
   if (!sinks.ok()) return sinks.status();
+  absl::StatusOr<std::optional<std::vector<OptionMap>>> transform_maps =
+      top->MapList("transforms");
+  if (!transform_maps.ok()) return transform_maps.status();
+  std::vector<Transform> transforms;
+  for (OptionMap& map : transform_maps->value_or(std::vector<OptionMap>{})) {
+    absl::StatusOr<Transform> transform = ReadTransform(map);
+    if (!transform.ok()) return transform.status();
+    transforms.push_back(*std::move(transform));
+  }
   absl::StatusOr<std::optional<OptionMap>> local = top->Map("local");
   if (!local.ok()) return local.status();
   LocalResources local_resources;
@@ -128,6 +137,7 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
                     .parallelism = static_cast<int>(parallelism),
                     .source = std::move(**source),
                     .source_name = "",
+                    .transforms = std::move(transforms),
                     .sinks = {},
                     .local = std::move(local_resources)};
   absl::StatusOr<std::optional<std::string>> source_name =
@@ -180,6 +190,9 @@ absl::StatusOr<std::unique_ptr<runtime::Pipeline>> BuildPipeline(
   auto pipeline = std::make_unique<runtime::Pipeline>(file.options);
   runtime::DataStream<Record> stream =
       pipeline->AddSource(*std::move(source), file.parallelism);
+  for (const Transform& transform : file.transforms) {
+    stream = transform.ApplyTo(std::move(stream));
+  }
   for (auto& sink : sinks) stream.SinkTo(std::move(sink));
   return pipeline;
 }

@@ -10,6 +10,7 @@
 #include "gcpstream/config/connector_registry.h"
 #include "gcpstream/config/local_resources.h"
 #include "gcpstream/config/option_map.h"
+#include "gcpstream/config/transform.h"
 #include "gcpstream/runtime/pipeline.h"
 #include "gcpstream/runtime/pipeline_options.h"
 
@@ -23,6 +24,7 @@ struct PipelineFile {
   int parallelism = 1;
   OptionMap source;
   std::string source_name;
+  std::vector<Transform> transforms;
   struct Sink {
     std::string name;
     OptionMap options;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -112,8 +113,8 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
            {ok_source + ok_sinks + "paralelism: 2\n",
             "p.yaml:3:1: pipeline: unknown option 'paralelism'; accepted: "
             "checkpoint-directory, checkpoint-interval, local, name, "
-            "parallelism, restart-strategy, sinks, source (did you mean "
-            "'parallelism'?)"},
+            "parallelism, restart-strategy, sinks, source, transforms (did "
+            "you mean 'parallelism'?)"},
            {ok_source + ok_sinks + "parallelism: 0\n",
             "p.yaml:3:14: pipeline: option 'parallelism' must be between 1 "
             "and 1024"},
@@ -182,6 +183,66 @@ TEST_F(PipelineFileTest, RunsAFileToFilePipelineToEverySink) {
     std::sort(ids.begin(), ids.end());
     ASSERT_EQ(ids.size(), 100U) << out;
     for (int i = 0; i < 100; ++i) EXPECT_EQ(ids[i], i) << out;
+  }
+}
+
+TEST_F(PipelineFileTest, TransformsFilterAndKeyRecordsInOrder) {
+  {
+    std::ofstream in(root_ + "/in/orders.jsonl");
+    for (int i = 0; i < 60; ++i) {
+      nlohmann::json order = {{"id", i},
+                              {"status", i % 3 == 0 ? "paid" : "new"}};
+      if (i % 4 != 0) order["customer"] = absl::StrCat("c", i % 5);
+      in << order.dump() << "\n";
+    }
+  }
+  const std::string yaml =
+      "parallelism: 2\n"
+      "source: {type: json-lines, directory: " +
+      root_ +
+      "/in}\n"
+      "transforms:\n"
+      "  - {type: filter, field: status, equals: paid}\n"
+      "  - {type: filter, field: customer}\n"
+      "  - {type: key-by, field: customer}\n"
+      "sinks: [{type: file, directory: " +
+      root_ + "/out}]\n";
+  auto file = ParsePipelineFile(yaml, "t.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->transforms.size(), 3U);
+  auto pipeline = BuildPipeline(*file, ConnectorRegistry::Global());
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE((*pipeline)->Run().ok());
+  std::vector<int> ids;
+  for (const auto& entry : fs::directory_iterator(root_ + "/out")) {
+    std::ifstream lines(entry.path());
+    for (std::string line; std::getline(lines, line);) {
+      ids.push_back(nlohmann::json::parse(line).at("id").get<int>());
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  std::vector<int> expected;
+  for (int i = 0; i < 60; ++i) {
+    if (i % 3 == 0 && i % 4 != 0) expected.push_back(i);
+  }
+  EXPECT_EQ(ids, expected);
+
+  for (const auto& [bad, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"transforms: [{type: map, field: a}]\n",
+            "t.yaml:1:21: pipeline 'transforms' item 1: type: unknown value "
+            "'map'; accepted values: filter, key-by"},
+           {"transforms: [{type: key-by}]\n", "option 'field' is required"},
+           {"transforms: [{type: key-by, field: a, equals: b}]\n",
+            "unknown option 'equals'"},
+       }) {
+    auto parsed =
+        ParsePipelineFile(bad +
+                              "source: {type: json-lines, paths: [a]}\n"
+                              "sinks: [{type: file, directory: /tmp/o}]\n",
+                          "t.yaml");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(parsed.status().message(), HasSubstr(message)) << bad;
   }
 }
 
