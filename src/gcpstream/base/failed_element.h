@@ -6,7 +6,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/cord.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/optional.h"
 
 namespace gcpstream {
 
@@ -32,11 +35,29 @@ struct FailedElement {
   absl::Time failure_time = absl::InfinitePast();
   int subtask_index = 0;
   // The serialized record (message data, row, mutation) or a payload the
-  // resolver supplied; nullopt when the failure came before serialization.
+  // resolver supplied. For a serialization failure, what the serializer
+  // attached to its error with WithRecordPayload(), else nullopt.
   std::optional<std::string> payload;
   // The original record's attributes, where the connector has them.
   std::map<std::string, std::string> attributes;
 };
+
+// A serializer that refuses a record may attach a portable form of it (e.g.
+// its JSON) to the error, so that the dead-letter entry carries the record.
+inline constexpr char kRecordPayloadUrl[] = "gcpstream.dev/record-payload";
+
+inline absl::Status WithRecordPayload(absl::Status status,
+                                      absl::string_view record) {
+  status.SetPayload(kRecordPayloadUrl, absl::Cord(record));
+  return status;
+}
+
+// What WithRecordPayload() attached, if anything.
+inline std::optional<std::string> RecordPayloadOf(const absl::Status& status) {
+  absl::optional<absl::Cord> payload = status.GetPayload(kRecordPayloadUrl);
+  if (!payload.has_value()) return std::nullopt;
+  return std::string(*payload);
+}
 
 }  // namespace gcpstream
 

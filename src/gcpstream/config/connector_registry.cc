@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gcpstream/base/failed_element.h"
 
 namespace gcpstream::config {
 namespace {
@@ -45,6 +46,11 @@ absl::StatusOr<Built> Build(const std::map<std::string, Factory>& factories,
 }
 
 }  // namespace
+
+absl::Status WithRecord(const absl::Status& status, const Record& record) {
+  return WithRecordPayload(
+      status, record.dump(-1, ' ', false, Record::error_handler_t::replace));
+}
 
 ConnectorRegistry& ConnectorRegistry::Global() {
   static ConnectorRegistry registry;

@@ -20,6 +20,10 @@ namespace gcpstream::config {
 // Records of pipelines described in files are JSON values.
 using Record = nlohmann::json;
 
+// A record refused before it became a message or a mutation keeps its JSON
+// on the error, so its dead-letter entry carries it.
+absl::Status WithRecord(const absl::Status& status, const Record& record);
+
 // What a factory may need besides its own options.
 struct BuildEnvironment {
   std::string pipeline_name;

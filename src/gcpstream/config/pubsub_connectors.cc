@@ -168,8 +168,11 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
       });
   return std::make_shared<pubsub::PubSubSink<Record>>(
       sink, std::move(resolver),
-      [shared](const Record& record, const WriterContext& context) {
-        return ToMessage(*shared, record, context);
+      [shared](const Record& record, const WriterContext& context)
+          -> absl::StatusOr<std::optional<PubsubMessage>> {
+        auto message = ToMessage(*shared, record, context);
+        if (!message.ok()) return WithRecord(message.status(), record);
+        return message;
       },
       MakeFailureHandlerFactory<pubsub::PubSubFailedElement>(
           *std::move(handler)));

@@ -214,8 +214,11 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> SpannerSink(
   auto shared = std::make_shared<const MutationMapping>(*std::move(mapping));
   return std::make_shared<spanner::SpannerSink<Record>>(
       sink,
-      [shared](const Record& record, const WriterContext& context) {
-        return ToMutation(*shared, record, context);
+      [shared](const Record& record, const WriterContext& context)
+          -> absl::StatusOr<std::optional<Mutation>> {
+        auto mutation = ToMutation(*shared, record, context);
+        if (!mutation.ok()) return WithRecord(mutation.status(), record);
+        return mutation;
       },
       MakeFailureHandlerFactory<spanner::SpannerFailedElement>(
           *std::move(handler)));

@@ -13,6 +13,8 @@
 
 #include <grpcpp/client_context.h>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gcpstream/auth/channel_factory.h"
@@ -141,6 +143,19 @@ TEST(SpannerConnectorsTest, MapsRecordsToTypedColumnsAndRoutesRefusals) {
   std::string all;
   for (const std::string& line : dead) all += line + "\n";
   EXPECT_THAT(all, HasSubstr("field 'id' is missing"));
+  // A record refused before it became a mutation still travels with its
+  // dead-letter entry.
+  for (const std::string& line : dead) {
+    const nlohmann::json entry = nlohmann::json::parse(line);
+    if (!absl::StrContains(entry.at("error").get<std::string>(),
+                           "field 'id' is missing")) {
+      continue;
+    }
+    std::string record;
+    ASSERT_TRUE(absl::Base64Unescape(
+        entry.at("payload_base64").get<std::string>(), &record));
+    EXPECT_EQ(nlohmann::json::parse(record).at("amount"), "1");
+  }
   EXPECT_THAT(all, HasSubstr("OUT_OF_RANGE"));
   EXPECT_THAT(all, HasSubstr("PlacedOn is DATE; cannot write a STRING"));
   EXPECT_THAT(all, HasSubstr("ALREADY_EXISTS"));

@@ -227,6 +227,7 @@ absl::Status PublishEngine::RouteSerializationFailure(
       absl::Status(status.code(), absl::StrCat("serializer failed on record #",
                                                context.record_position, ": ",
                                                status.message()));
+  failed.payload = RecordPayloadOf(status);
   failed.failure_time = clock_.Now();
   failed.subtask_index = subtask_index_;
   metrics_.records_routed->Increment();
