@@ -144,6 +144,25 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
       file.source.String("name");
   if (!source_name.ok()) return source_name.status();
   file.source_name = source_name->value_or("source");
+  absl::StatusOr<std::optional<std::string>> event_time_field =
+      file.source.String("event-time-field");
+  if (!event_time_field.ok()) return event_time_field.status();
+  if (event_time_field->has_value()) {
+    absl::StatusOr<FieldPath> field = FieldPath::Parse(**event_time_field);
+    if (!field.ok()) {
+      return ConfigError(
+          file.source.PositionOf("event-time-field"),
+          absl::StrCat(file.source.what(), ": option 'event-time-field': ",
+                       field.status().message()));
+    }
+    file.event_time_field = *std::move(field);
+  }
+  if (absl::Status status =
+          AssignIfSet(file.source.Duration("max-out-of-orderness"),
+                      file.max_out_of_orderness);
+      !status.ok()) {
+    return status;
+  }
   std::set<std::string> names;
   for (OptionMap& sink : **sinks) {
     absl::StatusOr<std::optional<std::string>> name = sink.String("name");
@@ -159,6 +178,24 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
         PipelineFile::Sink{.name = std::move(chosen), .options = sink});
   }
   return file;
+}
+
+std::optional<absl::Time> EventTimeOf(const Record& record,
+                                      const FieldPath& field) {
+  absl::StatusOr<const Record*> value = field.Find(record);
+  if (!value.ok()) return std::nullopt;
+  if ((*value)->is_number_integer()) {
+    return absl::FromUnixMillis((*value)->get<int64_t>());
+  }
+  if (!(*value)->is_string()) return std::nullopt;
+  absl::Time time;
+  std::string error;
+  if (!absl::ParseTime(absl::RFC3339_full,
+                       (*value)->get_ref<const std::string&>(), &time,
+                       &error)) {
+    return std::nullopt;
+  }
+  return time;
 }
 
 absl::StatusOr<PipelineFile> LoadPipelineFile(const std::string& path) {
@@ -188,8 +225,15 @@ absl::StatusOr<std::unique_ptr<runtime::Pipeline>> BuildPipeline(
     sinks.push_back(*std::move(built));
   }
   auto pipeline = std::make_unique<runtime::Pipeline>(file.options);
-  runtime::DataStream<Record> stream =
-      pipeline->AddSource(*std::move(source), file.parallelism);
+  runtime::WatermarkStrategy<Record> strategy;
+  strategy.max_out_of_orderness = file.max_out_of_orderness;
+  if (file.event_time_field.has_value()) {
+    strategy.timestamp = [field = *file.event_time_field](const Record& r) {
+      return EventTimeOf(r, field);
+    };
+  }
+  runtime::DataStream<Record> stream = pipeline->AddSource(
+      *std::move(source), file.parallelism, std::move(strategy));
   for (const Transform& transform : file.transforms) {
     stream = transform.ApplyTo(std::move(stream));
   }

@@ -2,11 +2,13 @@
 #define GCPSTREAM_CONFIG_PIPELINE_FILE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "gcpstream/config/connector_registry.h"
 #include "gcpstream/config/local_resources.h"
 #include "gcpstream/config/option_map.h"
@@ -24,6 +26,11 @@ struct PipelineFile {
   int parallelism = 1;
   OptionMap source;
   std::string source_name;
+  // The source's `event-time-field` (RFC 3339 text or epoch milliseconds):
+  // each record's event time, for templates and watermarks; else the time
+  // the source gives (a Pub/Sub message's publish time) or none.
+  std::optional<FieldPath> event_time_field = std::nullopt;
+  absl::Duration max_out_of_orderness = absl::ZeroDuration();
   std::vector<Transform> transforms;
   struct Sink {
     std::string name;
@@ -39,6 +46,11 @@ struct PipelineFile {
 absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
                                                const std::string& path);
 absl::StatusOr<PipelineFile> LoadPipelineFile(const std::string& path);
+
+// A record's event time from `field`: RFC 3339 text or whole epoch
+// milliseconds; nullopt when missing or neither.
+std::optional<absl::Time> EventTimeOf(const Record& record,
+                                      const FieldPath& field);
 
 // Builds every connector through `registry` (so every option is checked)
 // and wires the source to each sink. Nothing runs and, for the connectors

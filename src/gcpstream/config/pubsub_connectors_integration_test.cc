@@ -144,6 +144,49 @@ TEST_F(PubSubConnectorsTest,
   }
 }
 
+TEST_F(PubSubConnectorsTest, EventTimeFromAFieldNamesTheTopic) {
+  Subscribe("events-20261201", "events-1201");
+  Subscribe("events-20261202", "events-1202");
+  {
+    std::ofstream in(root_ + "/in/events.jsonl");
+    for (int i = 0; i < 10; ++i) {
+      nlohmann::json event = {
+          {"n", i}, {"at", absl::StrCat("2026-12-0", 1 + i % 2, "T10:00:00Z")}};
+      in << event.dump() << "\n";
+    }
+    in << R"({"n":10,"at":"someday"})"
+       << "\n";
+    in << R"({"n":11,"at":1796169600000})"
+       << "\n";  // 2026-12-02, in ms.
+  }
+  const std::string yaml = absl::StrCat(
+      "source: {type: json-lines, directory: ", root_,
+      "/in, event-time-field: at}\n"
+      "sinks:\n"
+      "  - type: pubsub\n"
+      "    project: ",
+      kProject, "\n",
+      "    topic: \"events-{event_time:%Y%m%d}\"\n"
+      "    create-disposition: create-never\n"
+      "    failure-handler: {type: dead-letter-queue, queue: {type: file, "
+      "directory: ",
+      root_, "/dlq}}\n");
+  auto pipeline = Build(yaml);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE((*pipeline)->Run().ok());
+  EXPECT_EQ(
+      pubsub::testing::PullMessages(channel_, kProject, "events-1201", 20, 3)
+          .size(),
+      5U);
+  EXPECT_EQ(
+      pubsub::testing::PullMessages(channel_, kProject, "events-1202", 20, 3)
+          .size(),
+      6U);
+  const std::vector<std::string> dead = Lines(root_ + "/dlq");
+  ASSERT_EQ(dead.size(), 1U);
+  EXPECT_THAT(dead[0], HasSubstr("uses event_time, but the record has none"));
+}
+
 TEST_F(PubSubConnectorsTest, ASourceFeedsAFileSink) {
   Subscribe("events", "events-sub");
   auto publisher = google::pubsub::v1::Publisher::NewStub(channel_);
