@@ -73,6 +73,16 @@ TEST_F(CliTest, ReportsProgressWhenNotOnATerminal) {
   EXPECT_EQ(Gcpstream("run --progress-interval soon " + path).exit_code, 2);
 }
 
+TEST_F(CliTest, AFailedJobExitsOneWithOneParagraph) {
+  std::ofstream(root_ + "/in/broken.jsonl") << "{not json\n";
+  const std::string path = WritePipeline("directory");
+  Outcome ran = Gcpstream("run " + path);
+  EXPECT_EQ(ran.exit_code, 1) << ran.output;
+  EXPECT_THAT(ran.output, HasSubstr("gcpstream: pipeline 'p' failed for good "
+                                    "(its restart strategy gave up): "));
+  EXPECT_THAT(ran.output, HasSubstr("broken.jsonl"));
+}
+
 TEST_F(CliTest, ConfigurationErrorsExitTwoWithThePosition) {
   const std::string path = WritePipeline("dirctory");
   Outcome outcome = Gcpstream("run " + path);

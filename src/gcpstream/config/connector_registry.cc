@@ -52,6 +52,17 @@ absl::Status WithRecord(const absl::Status& status, const Record& record) {
       status, record.dump(-1, ' ', false, Record::error_handler_t::replace));
 }
 
+absl::StatusOr<std::string> RequiredProject(OptionMap& options) {
+  absl::StatusOr<std::string> project = options.RequiredString("project");
+  if (project.ok()) return project;
+  return absl::Status(
+      project.status().code(),
+      absl::StrCat(project.status().message(),
+                   ": the Google Cloud project to use; to run on local "
+                   "emulators instead, give any name and run with "
+                   "`gcpstream run --local`"));
+}
+
 ConnectorRegistry& ConnectorRegistry::Global() {
   static ConnectorRegistry registry;
   return registry;

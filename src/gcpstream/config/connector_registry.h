@@ -24,6 +24,11 @@ using Record = nlohmann::json;
 // on the error, so its dead-letter entry carries it.
 absl::Status WithRecord(const absl::Status& status, const Record& record);
 
+// Reads the required `project`; when it is missing the error says how to
+// choose one: a Google Cloud project, or any name for a local run on
+// emulators (`gcpstream run --local`).
+absl::StatusOr<std::string> RequiredProject(OptionMap& options);
+
 // What a factory may need besides its own options.
 struct BuildEnvironment {
   std::string pipeline_name;

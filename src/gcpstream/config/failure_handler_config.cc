@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gcpstream/base/file_dead_letter_queue.h"
+#include "gcpstream/config/connector_registry.h"
 #include "gcpstream/pubsub/pubsub_dead_letter_queue.h"
 
 namespace gcpstream::config {
@@ -38,7 +39,7 @@ absl::StatusOr<DeadLetterQueueFactory> ReadQueue(OptionMap& handler) {
     };
   } else {
     pubsub::PubSubDeadLetterQueueOptions queue_options;
-    absl::StatusOr<std::string> project = options.RequiredString("project");
+    absl::StatusOr<std::string> project = RequiredProject(options);
     if (!project.ok()) return project.status();
     absl::StatusOr<std::string> topic = options.RequiredString("topic");
     if (!topic.ok()) return topic.status();

@@ -46,7 +46,7 @@ absl::StatusOr<std::optional<FieldPath>> ReadPath(OptionMap& options,
 }
 
 absl::StatusOr<MessageMapping> ReadMapping(OptionMap& options) {
-  absl::StatusOr<std::string> project = options.RequiredString("project");
+  absl::StatusOr<std::string> project = RequiredProject(options);
   if (!project.ok()) return project.status();
   absl::StatusOr<std::string> topic = options.RequiredString("topic");
   if (!topic.ok()) return topic.status();
@@ -182,7 +182,7 @@ absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> PubSubSource(
     OptionMap& options, const BuildEnvironment& environment) {
   pubsub::PubSubSourceOptions source;
   source.name = environment.name;
-  absl::StatusOr<std::string> project = options.RequiredString("project");
+  absl::StatusOr<std::string> project = RequiredProject(options);
   if (!project.ok()) return project.status();
   absl::StatusOr<std::optional<std::vector<std::string>>> subscriptions =
       options.StringList("subscriptions");

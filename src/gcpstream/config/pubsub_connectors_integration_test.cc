@@ -187,6 +187,35 @@ TEST_F(PubSubConnectorsTest, EventTimeFromAFieldNamesTheTopic) {
   EXPECT_THAT(dead[0], HasSubstr("uses event_time, but the record has none"));
 }
 
+TEST_F(PubSubConnectorsTest, DeadLettersCanGoToAPubSubTopic) {
+  Subscribe("dead", "dead-sub");
+  {
+    std::ofstream in(root_ + "/in/orders.jsonl");
+    in << R"({"id":1})"
+       << "\n";  // No region: refused.
+  }
+  const std::string yaml =
+      absl::StrCat("source: {type: json-lines, directory: ", root_, "/in}\n",
+                   "sinks:\n"
+                   "  - type: pubsub\n"
+                   "    project: ",
+                   kProject, "\n",
+                   "    topic: \"orders-{region}\"\n"
+                   "    failure-handler:\n"
+                   "      type: dead-letter-queue\n"
+                   "      queue: {type: pubsub, project: ",
+                   kProject, ", topic: dead}\n");
+  auto pipeline = Build(yaml);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  ASSERT_TRUE((*pipeline)->Run().ok());
+  const auto dead =
+      pubsub::testing::PullMessages(channel_, kProject, "dead-sub", 1, 10);
+  ASSERT_EQ(dead.size(), 1U);
+  EXPECT_EQ(dead[0].data(), R"({"id":1})");
+  EXPECT_THAT(dead[0].attributes().at("dlq-error"),
+              HasSubstr("field 'region' is missing"));
+}
+
 TEST_F(PubSubConnectorsTest, ASourceFeedsAFileSink) {
   Subscribe("events", "events-sub");
   auto publisher = google::pubsub::v1::Publisher::NewStub(channel_);
@@ -248,6 +277,11 @@ TEST_F(PubSubConnectorsTest, BadOptionsAreConfigurationErrors) {
             "sinks: [{type: pubsub, project: p, topic: t, failure-handler: "
             "{type: dead-letter-queue}}]\n",
             "needs a 'queue'"},
+           {"source: {type: json-lines, paths: [a]}\n"
+            "sinks: [{type: pubsub, topic: t}]\n",
+            "option 'project' is required: the Google Cloud project to use; "
+            "to run on local emulators instead, give any name and run with "
+            "`gcpstream run --local`"},
        }) {
     auto pipeline = Build(yaml);
     ASSERT_FALSE(pipeline.ok()) << yaml;
