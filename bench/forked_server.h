@@ -27,6 +27,12 @@ ForkedServer StartForkedServer(
         make_services);
 void StopForkedServer(const ForkedServer& server);
 
+// Runs `measure` in a forked child and returns what it returned. Each
+// scenario then starts from a fresh process: its peak RSS is its own, and
+// no scenario inherits another's heap or gRPC threads. Call before any gRPC
+// use in this process. Aborts if the child fails.
+std::string RunInChild(const std::function<std::string()>& measure);
+
 }  // namespace gcpstream::bench
 
 #endif  // GCPSTREAM_BENCH_FORKED_SERVER_H_

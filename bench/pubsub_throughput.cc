@@ -3,13 +3,16 @@
 // prebuilt messages), next to raw-stub loops doing the same requests, so
 // the connectors' overhead is a ratio. 1 KiB and 100 B messages; the sink
 // at its default batching (100 messages), the source acknowledging every
-// 5000 messages as a checkpoint would.
+// 5000 messages as a checkpoint would. Each run of each scenario is a fresh
+// forked process, so none inherits another's heap, threads or peak RSS.
 //
-//   pubsub_throughput [--messages N] [--runs R] [--quick]
+//   pubsub_throughput [--messages N] [--runs R] [--sizes B...] [--quick]
+//                     [--only SCENARIO]
 
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -42,6 +45,7 @@ constexpr int kBatch = 100;                 // The sink's default batch.
 constexpr int64_t kCheckpointEvery = 5000;  // Source messages per ack round.
 constexpr char kTopic[] = "projects/bench/topics/bench";
 constexpr char kSubscription[] = "projects/bench/subscriptions/bench";
+constexpr char kTopicRouting[] = "topic=projects/bench/topics/bench";
 
 struct Result {
   std::string scenario;
@@ -108,6 +112,31 @@ double QuantileMs(std::vector<double> seconds, double q) {
          1000;
 }
 
+// What the connectors put on their unary calls, so the raw loops send the
+// same requests: a deadline and, on publishes, the routing header.
+void LikeTheConnectors(grpc::ClientContext& context,
+                       const char* routing = nullptr) {
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(60)));
+  if (routing != nullptr) context.AddMetadata("x-goog-request-params", routing);
+}
+
+// Acknowledges `ack_ids` in requests of at most 1000, like the source.
+void Acknowledge(v1::Subscriber::Stub& stub,
+                 std::vector<std::string>& ack_ids) {
+  for (size_t at = 0; at < ack_ids.size(); at += 1000) {
+    v1::AcknowledgeRequest request;
+    request.set_subscription(kSubscription);
+    for (size_t i = at; i < std::min(ack_ids.size(), at + 1000); ++i) {
+      request.add_ack_ids(std::move(ack_ids[i]));
+    }
+    grpc::ClientContext context;
+    LikeTheConnectors(context);
+    google::protobuf::Empty empty;
+    if (!stub.Acknowledge(&context, request, &empty).ok()) std::exit(1);
+  }
+  ack_ids.clear();
+}
+
 Result RunSink(const std::string& address, int64_t messages,
                const std::string& payload) {
   pubsub::PubSubSinkOptions options;
@@ -118,9 +147,10 @@ Result RunSink(const std::string& address, int64_t messages,
       options, pubsub::TopicDestination("bench", "bench"),
       [](const std::string& record, const WriterContext&)
           -> absl::StatusOr<std::optional<v1::PubsubMessage>> {
-        v1::PubsubMessage message;
-        message.set_data(record);
-        return message;
+        absl::StatusOr<std::optional<v1::PubsubMessage>> out(absl::in_place,
+                                                             std::in_place);
+        (*out)->set_data(record);
+        return out;
       });
   MetricsRegistry registry;
   runtime::Mailbox mailbox(std::make_shared<runtime::TaskSignal>());
@@ -165,6 +195,7 @@ Result RunRawPublish(const std::string& address, int64_t messages,
       request.add_messages()->set_data(payload);
     }
     grpc::ClientContext context;
+    LikeTheConnectors(context, kTopicRouting);
     v1::PublishResponse response;
     const absl::Time sent = absl::Now();
     if (!stub->Publish(&context, request, &response).ok()) std::exit(1);
@@ -212,6 +243,7 @@ Result RunRawAsyncPublish(const std::string& address, int64_t messages,
           static_cast<const int*>(&in_flight)));
       ++in_flight;
     }
+    LikeTheConnectors(call->context, kTopicRouting);
     call->sent = absl::Now();
     stub->async()->Publish(
         &call->context, &call->request, &call->response,
@@ -323,19 +355,6 @@ Result RunRawPull(const std::string& address, int64_t messages) {
   std::vector<std::string> records;
   std::vector<std::string> ack_ids;
   v1::StreamingPullResponse response;
-  auto acknowledge = [&] {
-    for (size_t at = 0; at < ack_ids.size(); at += 1000) {
-      v1::AcknowledgeRequest request;
-      request.set_subscription(kSubscription);
-      for (size_t i = at; i < std::min(ack_ids.size(), at + 1000); ++i) {
-        request.add_ack_ids(std::move(ack_ids[i]));
-      }
-      grpc::ClientContext ack_context;
-      google::protobuf::Empty empty;
-      if (!stub->Acknowledge(&ack_context, request, &empty).ok()) std::exit(1);
-    }
-    ack_ids.clear();
-  };
   while (received < messages && stream->Read(&response)) {
     for (v1::ReceivedMessage& message : *response.mutable_received_messages()) {
       records.push_back(message.message().data());
@@ -345,10 +364,10 @@ Result RunRawPull(const std::string& address, int64_t messages) {
     }
     records.clear();
     if (static_cast<int64_t>(ack_ids.size()) >= kCheckpointEvery) {
-      acknowledge();
+      Acknowledge(*stub, ack_ids);
     }
   }
-  acknowledge();
+  Acknowledge(*stub, ack_ids);
   context.TryCancel();
   (void)stream->Finish();
   return Result{.scenario = "raw streaming pull",
@@ -431,19 +450,6 @@ Result RunRawAsyncPull(const std::string& address, int64_t messages) {
   int64_t bytes = 0;
   std::vector<std::string> records;
   std::vector<std::string> ack_ids;
-  auto acknowledge = [&] {
-    for (size_t at = 0; at < ack_ids.size(); at += 1000) {
-      v1::AcknowledgeRequest request;
-      request.set_subscription(kSubscription);
-      for (size_t i = at; i < std::min(ack_ids.size(), at + 1000); ++i) {
-        request.add_ack_ids(std::move(ack_ids[i]));
-      }
-      grpc::ClientContext ack_context;
-      google::protobuf::Empty empty;
-      if (!stub->Acknowledge(&ack_context, request, &empty).ok()) std::exit(1);
-    }
-    ack_ids.clear();
-  };
   while (received < messages) {
     std::optional<v1::StreamingPullResponse> response = reactor.Next();
     if (!response.has_value()) break;
@@ -456,10 +462,10 @@ Result RunRawAsyncPull(const std::string& address, int64_t messages) {
     }
     records.clear();
     if (static_cast<int64_t>(ack_ids.size()) >= kCheckpointEvery) {
-      acknowledge();
+      Acknowledge(*stub, ack_ids);
     }
   }
-  acknowledge();
+  Acknowledge(*stub, ack_ids);
   reactor.Stop();
   return Result{.scenario = "raw async pull",
                 .messages = received,
@@ -467,6 +473,31 @@ Result RunRawAsyncPull(const std::string& address, int64_t messages) {
                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
                 .cpu_seconds = CpuSeconds() - cpu,
                 .rss_mib = PeakRssMib()};
+}
+
+// A result across the pipe from a scenario's process, as one line of
+// tab-separated fields.
+std::string Encode(const Result& r) {
+  return absl::StrCat(r.scenario, "\t", r.messages, "\t", r.bytes, "\t",
+                      r.wall_seconds, "\t", r.cpu_seconds, "\t", r.rss_mib,
+                      "\t", r.p50_ms, "\t", r.p99_ms);
+}
+
+Result Decode(const std::string& line) {
+  const std::vector<std::string> f = absl::StrSplit(line, '\t');
+  Result r;
+  if (f.size() != 8 || !absl::SimpleAtoi(f[1], &r.messages) ||
+      !absl::SimpleAtoi(f[2], &r.bytes) ||
+      !absl::SimpleAtod(f[3], &r.wall_seconds) ||
+      !absl::SimpleAtod(f[4], &r.cpu_seconds) ||
+      !absl::SimpleAtod(f[5], &r.rss_mib) ||
+      !absl::SimpleAtod(f[6], &r.p50_ms) ||
+      !absl::SimpleAtod(f[7], &r.p99_ms)) {
+    std::fprintf(stderr, "unreadable scenario result: %s\n", line.c_str());
+    std::exit(1);
+  }
+  r.scenario = f[0];
+  return r;
 }
 
 Result Median(std::vector<Result> runs) {
@@ -510,9 +541,13 @@ int main(int argc, char** argv) {
   std::string only;
   app.add_option("--messages", messages);
   app.add_option("--only", only,
-                 "run just 'sink' or 'source' (no baseline), e.g. to profile")
-      ->check(CLI::IsMember({"sink", "source"}));
+                 "run one scenario and no other, e.g. to profile")
+      ->check(
+          CLI::IsMember({"sink", "source", "raw-publish", "raw-async-publish",
+                         "raw-pull", "raw-async-pull"}));
   app.add_option("--runs", runs);
+  std::vector<size_t> sizes = {1024, 100};
+  app.add_option("--sizes", sizes, "message sizes in bytes");
   app.add_flag("--quick", quick, "a few thousand messages, one run (smoke)");
   CLI11_PARSE(app, argc, argv);
   // Debian's Abseil is built with Mutex deadlock detection on, which costs
@@ -523,39 +558,40 @@ int main(int argc, char** argv) {
     messages = 5000;
     runs = 1;
   }
-  const std::vector<size_t> sizes = {1024, 100};
   // Before any gRPC use in this process: the servers are forked children.
   std::map<size_t, ForkedServer> servers;
   for (size_t size : sizes) servers[size] = StartNullPubSub(size);
   for (size_t size : sizes) {
     const std::string& address = servers[size].address;
     const std::string payload(size, 'x');
-    std::vector<Result> sink;
-    std::vector<Result> raw_publish;
-    std::vector<Result> raw_async_publish;
-    std::vector<Result> source;
-    std::vector<Result> raw_pull;
-    std::vector<Result> raw_async_pull;
+    const std::map<std::string, std::function<Result()>> scenarios = {
+        {"sink", [&] { return RunSink(address, messages, payload); }},
+        {"source", [&] { return RunSource(address, messages); }},
+        {"raw-publish",
+         [&] { return RunRawPublish(address, messages, payload); }},
+        {"raw-async-publish",
+         [&] { return RunRawAsyncPublish(address, messages, payload); }},
+        {"raw-pull", [&] { return RunRawPull(address, messages); }},
+        {"raw-async-pull", [&] { return RunRawAsyncPull(address, messages); }},
+    };
     if (!only.empty()) {
-      const Result result = only == "sink" ? RunSink(address, messages, payload)
-                                           : RunSource(address, messages);
-      Print(result, size);
+      Print(scenarios.at(only)(), size);
       continue;
     }
+    std::map<std::string, std::vector<Result>> results;
     for (int run = 0; run < runs; ++run) {
-      raw_publish.push_back(RunRawPublish(address, messages, payload));
-      raw_async_publish.push_back(
-          RunRawAsyncPublish(address, messages, payload));
-      sink.push_back(RunSink(address, messages, payload));
-      raw_pull.push_back(RunRawPull(address, messages));
-      raw_async_pull.push_back(RunRawAsyncPull(address, messages));
-      source.push_back(RunSource(address, messages));
+      for (const auto& [name, scenario] : scenarios) {
+        results[name].push_back(
+            Decode(RunInChild([&scenario] { return Encode(scenario()); })));
+      }
     }
     for (const auto& [ours, raws] :
-         {std::pair{Median(sink), std::vector{Median(raw_publish),
-                                              Median(raw_async_publish)}},
-          std::pair{Median(source),
-                    std::vector{Median(raw_pull), Median(raw_async_pull)}}}) {
+         {std::pair{Median(results["sink"]),
+                    std::vector{Median(results["raw-publish"]),
+                                Median(results["raw-async-publish"])}},
+          std::pair{Median(results["source"]),
+                    std::vector{Median(results["raw-pull"]),
+                                Median(results["raw-async-pull"])}}}) {
       for (const Result& raw : raws) Print(raw, size);
       Print(ours, size);
       for (const Result& raw : raws) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -23,18 +24,49 @@ concept Destination = std::copy_constructible<D> && requires(const D& d) {
   { d.ResourceName() } -> std::convertible_to<std::string>;
 };
 
-// Gives a destination type equality and hashing by resource name:
+// A destination whose resource name is built from a few string fields may
+// list them as a tuple of string_views, `IdentityFields()`: they then
+// compare and hash in its place, so a writer looking up its destination per
+// record never builds the name. An empty field means no destination.
+template <typename D>
+concept HasIdentityFields = requires(const D& d) {
+  d.IdentityFields();
+};
+
+// Gives a destination type equality and hashing by resource name (or by
+// its identity fields, which determine it):
 //   struct TopicDestination : DestinationIdentity<TopicDestination> { ... };
 template <typename D>
 struct DestinationIdentity {
   friend bool operator==(const D& a, const D& b) {
-    return a.ResourceName() == b.ResourceName();
+    if constexpr (HasIdentityFields<D>) {
+      return a.IdentityFields() == b.IdentityFields();
+    } else {
+      return a.ResourceName() == b.ResourceName();
+    }
   }
   template <typename H>
   friend H AbslHashValue(H state, const D& d) {
-    return H::combine(std::move(state), d.ResourceName());
+    if constexpr (HasIdentityFields<D>) {
+      return H::combine(std::move(state), d.IdentityFields());
+    } else {
+      return H::combine(std::move(state), d.ResourceName());
+    }
   }
 };
+
+// Whether `d` names no resource: an empty resource name, or an empty
+// identity field.
+template <Destination D>
+bool IsUnnamed(const D& d) {
+  if constexpr (HasIdentityFields<D>) {
+    return std::apply(
+        [](const auto&... field) { return (field.empty() || ...); },
+        d.IdentityFields());
+  } else {
+    return std::string(d.ResourceName()).empty();
+  }
+}
 
 // Chooses each record's destination. Runs once per record on the writer's
 // task thread, before the serializer (so it runs for records the serializer
@@ -81,7 +113,7 @@ absl::StatusOr<D> ResolveDestination(DestinationResolver<T, D>& resolver,
         "): ", destination.status().ToString(),
         "; a resolver must name a destination for every record"));
   }
-  if (std::string(destination->ResourceName()).empty()) {
+  if (IsUnnamed(*destination)) {
     return absl::FailedPreconditionError(absl::StrCat(
         sink_name,
         ": the destination resolver returned no destination for "

@@ -78,6 +78,12 @@ class DestinationStates {
   // first use. Marks it most recently used at `now`. A factory or release
   // error is returned as is: it fails the writer.
   absl::StatusOr<Acquired> Acquire(const D& destination, absl::Time now) {
+    // Most records go where the previous one went: the most recently used
+    // state is first, found without hashing.
+    if (!entries_.empty() && entries_.front().destination == destination) {
+      entries_.front().last_used = now;
+      return Acquired{entries_.front().state.get(), false};
+    }
     if (auto it = index_.find(destination); it != index_.end()) {
       Touch(it->second, now);
       return Acquired{it->second->state.get(), false};

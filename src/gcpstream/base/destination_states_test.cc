@@ -4,8 +4,11 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -275,6 +278,48 @@ TEST(ResolveDestinationTest, FailureAndEmptyNameAreFatalAndNameTheRecord) {
         return Unnamed{};
       });
   auto none = ResolveDestination(*empty, 7, context, "sink");
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(none.status().message(), ::testing::HasSubstr("no destination"));
+}
+
+// Identity fields stand in for the resource name: equal and hashed alike
+// exactly when the names are, and any empty field is no destination.
+struct FieldsDestination : DestinationIdentity<FieldsDestination> {
+  std::string project;
+  std::string topic;
+  std::string ResourceName() const { return project + "/" + topic; }
+  std::tuple<absl::string_view, absl::string_view> IdentityFields() const {
+    return {project, topic};
+  }
+};
+
+FieldsDestination Fields(std::string project, std::string topic) {
+  FieldsDestination destination;
+  destination.project = std::move(project);
+  destination.topic = std::move(topic);
+  return destination;
+}
+
+TEST(DestinationIdentityTest, IdentityFieldsCompareHashAndNameLikeTheName) {
+  const FieldsDestination a = Fields("p", "t");
+  const FieldsDestination same = Fields("p", "t");
+  const FieldsDestination other = Fields("p", "u");
+  EXPECT_TRUE(a == same);
+  EXPECT_FALSE(a == other);
+  EXPECT_EQ(absl::Hash<FieldsDestination>{}(a),
+            absl::Hash<FieldsDestination>{}(same));
+  EXPECT_NE(absl::Hash<FieldsDestination>{}(a),
+            absl::Hash<FieldsDestination>{}(other));
+  EXPECT_FALSE(IsUnnamed(a));
+  EXPECT_TRUE(IsUnnamed(Fields("p", "")));
+  EXPECT_TRUE(IsUnnamed(Fields("", "t")));
+
+  auto half_named = MakeResolver<int, FieldsDestination>(
+      [](const int&,
+         const WriterContext&) -> absl::StatusOr<FieldsDestination> {
+        return Fields("p", "");
+      });
+  auto none = ResolveDestination(*half_named, 7, WriterContext(), "sink");
   EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(none.status().message(), ::testing::HasSubstr("no destination"));
 }

@@ -21,6 +21,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "gcpstream/cli/metrics_server.h"
 #include "gcpstream/cli/metrics_text.h"
@@ -207,6 +208,9 @@ int Run(const std::string& path, const RunFlags& flags) {
 }  // namespace gcpstream::cli
 
 int main(int argc, char** argv) {
+  // Debian's Abseil ships with Mutex deadlock detection on, a lock-graph
+  // update on every lock; a production binary does not pay for it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   CLI::App app{"gcpstream: streaming pipelines into Google Cloud, from YAML"};
   app.set_version_flag("--version", GCPSTREAM_VERSION);
   app.require_subcommand(1);

@@ -69,45 +69,46 @@ int64_t PublishBatcher::EmptyRequestBytes() const {
       LengthDelimitedFieldBytes(request_.topic().size()));
 }
 
-size_t PublishBatcher::FramedSize(const PubsubMessage& message) {
-  return LengthDelimitedFieldBytes(message.ByteSizeLong());
+size_t PublishBatcher::FramedSize(size_t message_bytes) {
+  return LengthDelimitedFieldBytes(message_bytes);
 }
 
-absl::Status PublishBatcher::CheckMessage(const PubsubMessage& message) const {
+absl::Status PublishBatcher::CheckMessage(size_t message_bytes) const {
   const int64_t alone =
-      EmptyRequestBytes() + static_cast<int64_t>(FramedSize(message));
+      EmptyRequestBytes() + static_cast<int64_t>(FramedSize(message_bytes));
   if (alone <= kMaxPublishRequestBytes) return absl::OkStatus();
   // The service's per-message limit (10 MB of data, attributes and ordering
   // key) is below the request limit; any message past it also fails here,
   // so one check covers both.
   return absl::InvalidArgumentError(
-      absl::StrCat("Pub/Sub message of ", message.ByteSizeLong(),
+      absl::StrCat("Pub/Sub message of ", message_bytes,
                    " serialized bytes cannot be published to ",
                    request_.topic(), ": a request holding it alone would be ",
                    alone, " bytes, over the service's limit of ",
                    kMaxPublishRequestBytes, " bytes per publish request"));
 }
 
-bool PublishBatcher::HasRoomFor(const PubsubMessage& message) const {
+bool PublishBatcher::HasRoomFor(size_t message_bytes) const {
   if (empty()) return true;
   if (messages() >= options_.max_messages) return false;
-  return bytes_ + static_cast<int64_t>(FramedSize(message)) <=
+  return bytes_ + static_cast<int64_t>(FramedSize(message_bytes)) <=
          options_.max_bytes;
 }
 
-absl::Status PublishBatcher::Add(PubsubMessage message) {
-  const auto framed = static_cast<int64_t>(FramedSize(message));
+absl::Status PublishBatcher::Add(PubsubMessage&& message,
+                                 size_t message_bytes) {
+  const auto framed = static_cast<int64_t>(FramedSize(message_bytes));
   if (EmptyRequestBytes() + framed > kMaxPublishRequestBytes) {
-    return CheckMessage(message);
+    return CheckMessage(message_bytes);
   }
-  if (!HasRoomFor(message)) {
+  if (!HasRoomFor(message_bytes)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "publish batcher for ", request_.topic(), ": no room for a message of ",
         framed, " bytes in a batch of ", messages(), " messages and ", bytes_,
         " bytes; Take() it first"));
   }
   if (empty()) first_added_ = clock_->Now();
-  *request_.add_messages() = std::move(message);
+  request_.mutable_messages()->Add(std::move(message));
   bytes_ += framed;
   return absl::OkStatus();
 }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -73,25 +74,40 @@ class PublishBatcher {
       std::string topic, const PublishBatcherOptions& options,
       const Clock& clock);
 
-  // The bytes `message` adds to a request: its field tag, its length prefix
-  // and its serialized size. Calls ByteSizeLong().
-  static size_t FramedSize(const google::pubsub::v1::PubsubMessage& message);
+  // Each method takes the message's serialized size (its ByteSizeLong(),
+  // computed once by the caller) or computes it.
 
-  // OK when `message` could be sent in a request of its own, else
-  // InvalidArgument naming its size and the limit: a per-record refusal,
-  // decided before sending, since the service would refuse the request.
+  // The bytes a message of `message_bytes` adds to a request: its field tag,
+  // its length prefix and its serialized size.
+  static size_t FramedSize(size_t message_bytes);
+
+  // OK when a message of `message_bytes` could be sent in a request of its
+  // own, else InvalidArgument naming its size and the limit: a per-record
+  // refusal, decided before sending, since the service would refuse the
+  // request.
+  absl::Status CheckMessage(size_t message_bytes) const;
   absl::Status CheckMessage(
-      const google::pubsub::v1::PubsubMessage& message) const;
+      const google::pubsub::v1::PubsubMessage& message) const {
+    return CheckMessage(message.ByteSizeLong());
+  }
 
-  // Whether `message` can join the open batch without crossing
+  // Whether the message can join the open batch without crossing
   // batch-max-messages or batch-max-bytes. Always true for an empty batch
   // (an oversized message is then refused by Add()).
-  bool HasRoomFor(const google::pubsub::v1::PubsubMessage& message) const;
+  bool HasRoomFor(size_t message_bytes) const;
+  bool HasRoomFor(const google::pubsub::v1::PubsubMessage& message) const {
+    return HasRoomFor(message.ByteSizeLong());
+  }
 
   // Adds `message` to the open batch. InvalidArgument (see CheckMessage) if
   // it can never be sent, FailedPrecondition if !HasRoomFor(message); the
   // batch is unchanged in both cases.
-  absl::Status Add(google::pubsub::v1::PubsubMessage message);
+  absl::Status Add(google::pubsub::v1::PubsubMessage&& message,
+                   size_t message_bytes);
+  absl::Status Add(google::pubsub::v1::PubsubMessage message) {
+    const size_t message_bytes = message.ByteSizeLong();
+    return Add(std::move(message), message_bytes);
+  }
 
   // A threshold of count or bytes is reached: send before adding more.
   bool Full() const;

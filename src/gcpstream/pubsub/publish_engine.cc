@@ -176,7 +176,7 @@ absl::Status PublishEngine::RegisterMetrics(
 }
 
 absl::Status PublishEngine::Publish(const TopicDestination& topic,
-                                    PubsubMessage message,
+                                    PubsubMessage&& message,
                                     const WriterContext& context) {
   if (!failure_.ok()) return failure_;
   if (!message.ordering_key().empty() && !options_.enable_message_ordering) {
@@ -191,6 +191,7 @@ absl::Status PublishEngine::Publish(const TopicDestination& topic,
     Route(topic.ResourceName(), message, refused, /*attempts=*/1);
     return failure_;
   }
+  // Computed once: the batcher and the caps all count this size.
   const auto bytes = static_cast<int64_t>(message.ByteSizeLong());
   if (absl::Status room = WaitForRoom(bytes); !room.ok()) return room;
   absl::StatusOr<TopicPublisher*> publisher = AcquirePublisher(topic);
@@ -198,8 +199,7 @@ absl::Status PublishEngine::Publish(const TopicDestination& topic,
     Fail(publisher.status());
     return failure_;
   }
-  if (absl::Status refused = (*publisher)->CheckMessage(message);
-      !refused.ok()) {
+  if (absl::Status refused = (*publisher)->CheckMessage(bytes); !refused.ok()) {
     Route((*publisher)->topic_name(), message, refused, /*attempts=*/1);
     return failure_;
   }

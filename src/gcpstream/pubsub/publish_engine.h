@@ -83,7 +83,7 @@ class PublishEngine {
   // bad attributes) goes to the failure handler instead. Returns the first
   // failure of the writer, if any.
   absl::Status Publish(const TopicDestination& topic,
-                       google::pubsub::v1::PubsubMessage message,
+                       google::pubsub::v1::PubsubMessage&& message,
                        const WriterContext& context);
   // A record the serializer failed on: routed to the failure handler.
   absl::Status RouteSerializationFailure(const TopicDestination& topic,

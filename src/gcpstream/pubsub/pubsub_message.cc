@@ -5,17 +5,19 @@
 namespace gcpstream::pubsub {
 
 absl::Status CheckMessageLimits(const PubsubMessage& message) {
-  if (message.data().empty() && message.attributes().empty()) {
+  // One access: each one synchronises the map field.
+  const auto& attributes = message.attributes();
+  if (message.data().empty() && attributes.empty()) {
     return absl::InvalidArgumentError(
         "a Pub/Sub message needs data or at least one attribute; this one "
         "has neither");
   }
-  if (message.attributes_size() > static_cast<int>(kMaxAttributesPerMessage)) {
+  if (attributes.size() > kMaxAttributesPerMessage) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a Pub/Sub message may carry at most ", kMaxAttributesPerMessage,
-        " attributes; this one has ", message.attributes_size()));
+        " attributes; this one has ", attributes.size()));
   }
-  for (const auto& [key, value] : message.attributes()) {
+  for (const auto& [key, value] : attributes) {
     if (key.empty() || key.size() > kMaxAttributeKeyBytes) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Pub/Sub attribute keys must be 1 to ", kMaxAttributeKeyBytes,

@@ -18,7 +18,10 @@ using ::google::pubsub::v1::PubsubMessage;
 
 // Turns a record into the message to publish. nullopt skips the record
 // (counted in `records_skipped`); an error is a per-record serialization
-// failure that goes to the sink's failure handler.
+// failure that goes to the sink's failure handler. On a hot path, build the
+// message inside the result (`StatusOr<...> out(absl::in_place,
+// std::in_place)`, fill `**out`, `return out;`): a PubsubMessage move costs
+// about as much as publishing a small message's bytes.
 template <typename T>
 using MessageSerializer =
     std::function<absl::StatusOr<std::optional<PubsubMessage>>(
@@ -54,7 +57,10 @@ MessageSerializer<T> MakeMessageSerializer(
     absl::StatusOr<std::optional<std::string>> data = payload(record);
     if (!data.ok()) return data.status();
     if (!data->has_value()) return std::nullopt;
-    PubsubMessage message;
+    // Built where it is returned: a PubsubMessage move is not free.
+    absl::StatusOr<std::optional<PubsubMessage>> out(absl::in_place,
+                                                     std::in_place);
+    PubsubMessage& message = **out;
     message.set_data(**std::move(data));
     if (attributes) {
       for (auto& [key, value] : attributes(record)) {
@@ -62,7 +68,7 @@ MessageSerializer<T> MakeMessageSerializer(
       }
     }
     if (ordering_key) message.set_ordering_key(ordering_key(record));
-    return std::optional<PubsubMessage>(std::move(message));
+    return out;
   };
 }
 

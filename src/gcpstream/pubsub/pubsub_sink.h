@@ -40,8 +40,10 @@ class PubSubSink final : public runtime::Sink<T> {
   PubSubSink(PubSubSinkOptions options, TopicDestination topic,
              MessageSerializer<T> serializer,
              PubSubFailureHandlerFactory failure_handler = nullptr)
-      : PubSubSink(std::move(options), FixedResolver(std::move(topic)),
-                   std::move(serializer), std::move(failure_handler)) {}
+      : options_(std::move(options)),
+        fixed_topic_(std::move(topic)),
+        serializer_(std::move(serializer)),
+        failure_handler_(std::move(failure_handler)) {}
 
   // Each record to the topic `resolver` names. The resolver is shared by
   // the sink's writers, each calling it on its own task thread: it must be
@@ -58,11 +60,16 @@ class PubSubSink final : public runtime::Sink<T> {
 
   absl::StatusOr<std::unique_ptr<runtime::SinkWriter<T>>> CreateWriter(
       const runtime::SinkWriterContext& context) override {
-    if (resolver_ == nullptr || !serializer_) {
+    if ((resolver_ == nullptr && !fixed_topic_.has_value()) || !serializer_) {
       return absl::InvalidArgumentError(
           absl::StrCat(options_.name,
                        ": a Pub/Sub sink needs a topic or a resolver, and "
                        "a serializer"));
+    }
+    if (fixed_topic_.has_value() && IsUnnamed(*fixed_topic_)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          options_.name, ": the topic needs a project and a topic id, got '",
+          fixed_topic_->ResourceName(), "'"));
     }
     std::unique_ptr<PublishEngine::Handler> handler;
     if (failure_handler_) {
@@ -74,36 +81,43 @@ class PubSubSink final : public runtime::Sink<T> {
     absl::StatusOr<std::unique_ptr<PublishEngine>> engine =
         PublishEngine::Create(options_, context, std::move(handler));
     if (!engine.ok()) return engine.status();
-    return std::make_unique<Writer>(resolver_, serializer_, *std::move(engine),
-                                    options_.name);
+    return std::make_unique<Writer>(fixed_topic_, resolver_, serializer_,
+                                    *std::move(engine), options_.name);
   }
 
  private:
   class Writer final : public runtime::SinkWriter<T> {
    public:
-    Writer(std::shared_ptr<Resolver> resolver, MessageSerializer<T> serializer,
+    Writer(std::optional<TopicDestination> fixed_topic,
+           std::shared_ptr<Resolver> resolver, MessageSerializer<T> serializer,
            std::unique_ptr<PublishEngine> engine, std::string sink_name)
-        : resolver_(std::move(resolver)),
+        : fixed_topic_(std::move(fixed_topic)),
+          resolver_(std::move(resolver)),
           serializer_(std::move(serializer)),
           engine_(std::move(engine)),
           sink_name_(std::move(sink_name)) {}
 
     absl::Status Write(const T& record, const WriterContext& context) override {
       engine_->CountIn();
-      absl::StatusOr<TopicDestination> topic =
-          ResolveDestination(*resolver_, record, context, sink_name_);
-      if (!topic.ok()) return topic.status();
+      // A fixed topic is not copied per record.
+      absl::StatusOr<TopicDestination> resolved;
+      if (!fixed_topic_.has_value()) {
+        resolved = ResolveDestination(*resolver_, record, context, sink_name_);
+        if (!resolved.ok()) return resolved.status();
+      }
+      const TopicDestination& topic =
+          fixed_topic_.has_value() ? *fixed_topic_ : *resolved;
       absl::StatusOr<std::optional<PubsubMessage>> message =
           serializer_(record, context);
       if (!message.ok()) {
-        return engine_->RouteSerializationFailure(*topic, message.status(),
+        return engine_->RouteSerializationFailure(topic, message.status(),
                                                   context);
       }
       if (!message->has_value()) {
         engine_->CountSkipped();
         return absl::OkStatus();
       }
-      return engine_->Publish(*topic, **std::move(message), context);
+      return engine_->Publish(topic, std::move(**message), context);
     }
 
     absl::Status Flush(bool end_of_input) override {
@@ -115,19 +129,16 @@ class PubSubSink final : public runtime::Sink<T> {
     PublishEngine& engine() { return *engine_; }
 
    private:
+    const std::optional<TopicDestination> fixed_topic_;
     std::shared_ptr<Resolver> resolver_;
     MessageSerializer<T> serializer_;
     std::unique_ptr<PublishEngine> engine_;
     std::string sink_name_;
   };
 
-  static std::shared_ptr<Resolver> FixedResolver(TopicDestination topic) {
-    return MakeResolver<T, TopicDestination>(
-        [topic = std::move(topic)](const T&, const WriterContext&)
-            -> absl::StatusOr<TopicDestination> { return topic; });
-  }
-
   PubSubSinkOptions options_;
+  // Set for a fixed topic; otherwise `resolver_` names each record's.
+  std::optional<TopicDestination> fixed_topic_;
   std::shared_ptr<Resolver> resolver_;
   MessageSerializer<T> serializer_;
   PubSubFailureHandlerFactory failure_handler_;

@@ -576,15 +576,31 @@ TEST_F(PubSubSinkTest, CapacityReleasesLeastRecentlyUsedCleanPublisher) {
   ASSERT_NE(writer, nullptr);
   ASSERT_TRUE(task_.Write(*writer, {"a", "", "1"}).ok());
   ASSERT_TRUE(task_.Write(*writer, {"b", "", "1"}).ok());
-  // Neither is clean before the flush: opening "c" waits for one to be.
+  // Neither is clean before the flush: opening "c" waits for one to be
+  // (whichever of "a" and "b" is answered first) and releases it.
   ASSERT_TRUE(task_.Write(*writer, {"c", "", "1"}).ok());
   EXPECT_EQ(task_.Metric("publishers_active"), "2");
+  EXPECT_EQ(task_.Metric("publishers_evicted_capacity"), "1");
   ASSERT_TRUE(writer->Flush(false).ok());
-  ASSERT_TRUE(task_.Write(*writer, {"a", "", "2"}).ok());
-  ASSERT_TRUE(writer->Flush(false).ok());
+  // All clean now: "d" releases the least recently used, never "c".
+  ASSERT_TRUE(task_.Write(*writer, {"d", "", "1"}).ok());
   EXPECT_EQ(task_.Metric("publishers_evicted_capacity"), "2");
-  EXPECT_EQ(task_.Metric("records_written"), "4");
+  EXPECT_EQ(task_.Metric("publishers_created"), "4");
+  ASSERT_TRUE(task_.Write(*writer, {"c", "", "2"}).ok());
+  EXPECT_EQ(task_.Metric("publishers_created"), "4");
+  ASSERT_TRUE(writer->Flush(false).ok());
+  EXPECT_EQ(task_.Metric("records_written"), "5");
   writer->Close();
+}
+
+TEST_F(PubSubSinkTest, AFixedTopicWithoutAnIdIsRefusedAtOpen) {
+  PubSubSink<Order> sink(Options(), TopicDestination("p", ""),
+                         OrderSerializer());
+  auto writer = sink.CreateWriter(task_.Context());
+  EXPECT_EQ(writer.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(writer.status().message(),
+              HasSubstr("needs a project and a topic id, got "
+                        "'projects/p/topics/'"));
 }
 
 TEST(TopicPublisherTest, UnfinishedShutdownFailsNamingTheOption) {

@@ -2,9 +2,11 @@
 #define GCPSTREAM_PUBSUB_TOPIC_DESTINATION_H_
 
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "gcpstream/base/destination.h"
 
 namespace gcpstream::pubsub {
@@ -21,6 +23,9 @@ struct TopicDestination : DestinationIdentity<TopicDestination> {
   // "projects/<project>/topics/<topic>".
   std::string ResourceName() const {
     return absl::StrCat("projects/", project, "/topics/", topic);
+  }
+  std::tuple<absl::string_view, absl::string_view> IdentityFields() const {
+    return {project, topic};
   }
 };
 

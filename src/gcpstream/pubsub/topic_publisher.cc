@@ -19,29 +19,36 @@ TopicPublisher::TopicPublisher(TopicDestination topic,
       shutdown_timeout_(shutdown_timeout),
       tracker_(std::make_shared<CallbackTracker>()) {}
 
-TopicPublisher::Lane& TopicPublisher::LaneFor(const std::string& ordering_key) {
+TopicPublisher::LaneEntry& TopicPublisher::LaneFor(
+    absl::string_view ordering_key) {
+  if (last_lane_ != nullptr && last_lane_->first == ordering_key) {
+    return *last_lane_;
+  }
   auto it = lanes_.find(ordering_key);
   if (it == lanes_.end()) {
     it = lanes_.emplace(ordering_key, Lane(prototype_)).first;
   }
-  return it->second;
+  last_lane_ = &*it;
+  return *it;
 }
 
-absl::Status TopicPublisher::CheckMessage(const PubsubMessage& message) const {
-  return prototype_.CheckMessage(message);
+absl::Status TopicPublisher::CheckMessage(int64_t bytes) const {
+  return prototype_.CheckMessage(static_cast<size_t>(bytes));
 }
 
-bool TopicPublisher::Add(PubsubMessage message, int64_t bytes,
+bool TopicPublisher::Add(PubsubMessage&& message, int64_t bytes,
                          std::vector<PublishBatch>& to_send) {
-  const std::string key = message.ordering_key();
-  Lane& lane = LaneFor(key);
-  if (!lane.open.HasRoomFor(message)) Close(lane, key);
+  LaneEntry& entry = LaneFor(message.ordering_key());
+  const std::string& key = entry.first;
+  Lane& lane = entry.second;
+  const auto message_bytes = static_cast<size_t>(bytes);
+  if (!lane.open.HasRoomFor(message_bytes)) Close(lane, key);
   const bool opened = lane.open.empty();
   // Cannot fail: the message was checked and the batch has room.
-  (void)lane.open.Add(std::move(message));
+  (void)lane.open.Add(std::move(message), message_bytes);
   lane.open_bytes += bytes;
   if (lane.open.Full()) Close(lane, key);
-  Pump(key, to_send);
+  Pump(entry, to_send);
   return opened;
 }
 
@@ -62,22 +69,24 @@ void TopicPublisher::CloseBatches(bool all,
     if (all || lane.open.Due()) Close(lane, key);
     if (!lane.closed.empty()) keys.push_back(key);
   }
-  for (const std::string& key : keys) Pump(key, to_send);
+  for (const std::string& key : keys) Pump(*lanes_.find(key), to_send);
 }
 
 void TopicPublisher::OnBatchDone(const std::string& ordering_key,
                                  std::vector<PublishBatch>& to_send) {
-  Lane& lane = LaneFor(ordering_key);
+  LaneEntry& entry = LaneFor(ordering_key);
+  Lane& lane = entry.second;
   --lane.in_flight;
   // What a key gathered while its previous batch was out goes now: waiting
   // for the batch delay would only add latency to an ordered stream.
   if (!ordering_key.empty() && lane.closed.empty()) Close(lane, ordering_key);
-  Pump(ordering_key, to_send);
+  Pump(entry, to_send);
 }
 
 void TopicPublisher::Resend(PublishBatch refused,
                             std::vector<PublishBatch>& to_send) {
-  Lane& lane = LaneFor(refused.ordering_key);
+  LaneEntry& entry = LaneFor(refused.ordering_key);
+  Lane& lane = entry.second;
   --lane.in_flight;
   auto& messages = *refused.request.mutable_messages();
   for (int i = messages.size() - 1; i >= 0; --i) {
@@ -89,22 +98,22 @@ void TopicPublisher::Resend(PublishBatch refused,
     single.confirming = true;
     lane.closed.push_front(std::move(single));
   }
-  Pump(refused.ordering_key, to_send);
+  Pump(entry, to_send);
 }
 
-void TopicPublisher::Pump(const std::string& ordering_key,
+void TopicPublisher::Pump(LaneEntry& entry,
                           std::vector<PublishBatch>& to_send) {
-  auto it = lanes_.find(ordering_key);
-  if (it == lanes_.end()) return;
-  Lane& lane = it->second;
-  const bool ordered = !ordering_key.empty();
+  Lane& lane = entry.second;
+  const bool ordered = !entry.first.empty();
   while (!lane.closed.empty() && (!ordered || lane.in_flight == 0)) {
     to_send.push_back(std::move(lane.closed.front()));
     lane.closed.pop_front();
     ++lane.in_flight;
   }
   if (lane.in_flight == 0 && lane.closed.empty() && lane.open.empty()) {
-    lanes_.erase(it);
+    if (last_lane_ == &entry) last_lane_ = nullptr;
+    const std::string key = entry.first;  // erase() must not read the node.
+    lanes_.erase(key);
   }
 }
 

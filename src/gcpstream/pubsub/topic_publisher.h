@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "gcpstream/base/clock.h"
 #include "gcpstream/base/retry_policy.h"
@@ -53,14 +54,15 @@ class TopicPublisher {
   TopicPublisher(TopicDestination topic, const PublishBatcherOptions& batching,
                  const Clock& clock, absl::Duration shutdown_timeout);
 
-  // OK if `message` fits a request of its own (see PublishBatcher).
-  absl::Status CheckMessage(
-      const google::pubsub::v1::PubsubMessage& message) const;
+  // OK if a message of `bytes` serialized bytes fits a request of its own
+  // (see PublishBatcher).
+  absl::Status CheckMessage(int64_t bytes) const;
 
-  // Adds a checked message of `bytes` serialized bytes to its lane; appends
-  // to `to_send` the batches that must go out now. True when the message
-  // opened a new batch (which then needs the batch-delay timer).
-  bool Add(google::pubsub::v1::PubsubMessage message, int64_t bytes,
+  // Adds a checked message of `bytes` serialized bytes (its ByteSizeLong())
+  // to its lane; appends to `to_send` the batches that must go out now.
+  // True when the message opened a new batch (which then needs the
+  // batch-delay timer).
+  bool Add(google::pubsub::v1::PubsubMessage&& message, int64_t bytes,
            std::vector<PublishBatch>& to_send);
 
   // Closes the open batches that are due (every open batch when `all`) and
@@ -105,12 +107,19 @@ class TopicPublisher {
     int in_flight = 0;
   };
 
-  Lane& LaneFor(const std::string& ordering_key);
+  // Node-based: a lane stays where it is while others come and go, so the
+  // last one used can be remembered.
+  using Lanes = absl::node_hash_map<std::string, Lane>;
+  using LaneEntry = Lanes::value_type;
+
+  // The lane of `ordering_key`, created on first use. Consecutive messages
+  // mostly share a key (always, without ordering): the last lane used is
+  // found without hashing.
+  LaneEntry& LaneFor(absl::string_view ordering_key);
   static void Close(Lane& lane, const std::string& ordering_key);
   // Moves the lane's closed batches that may go now into `to_send`, and
-  // forgets the lane when it holds nothing.
-  void Pump(const std::string& ordering_key,
-            std::vector<PublishBatch>& to_send);
+  // forgets the lane when it holds nothing (`entry` is then invalid).
+  void Pump(LaneEntry& entry, std::vector<PublishBatch>& to_send);
 
   const TopicDestination topic_;
   const std::string topic_name_;
@@ -118,7 +127,8 @@ class TopicPublisher {
   // as copies of it.
   const PublishBatcher prototype_;
   const absl::Duration shutdown_timeout_;
-  absl::flat_hash_map<std::string, Lane> lanes_;
+  Lanes lanes_;
+  LaneEntry* last_lane_ = nullptr;
   TopicState state_ = TopicState::kUnknown;
   std::optional<RetryState> create_retry_;
   std::shared_ptr<CallbackTracker> tracker_;

@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/base/clock.h"
@@ -34,6 +36,10 @@ struct DatabaseDestination : DestinationIdentity<DatabaseDestination> {
   std::string ResourceName() const {
     return absl::StrCat("projects/", project, "/instances/", instance,
                         "/databases/", database);
+  }
+  std::tuple<absl::string_view, absl::string_view, absl::string_view>
+  IdentityFields() const {
+    return {project, instance, database};
   }
 };
 
