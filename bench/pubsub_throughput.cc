@@ -580,8 +580,9 @@ int main(int argc, char** argv) {
     }
     std::map<std::string, std::vector<Result>> results;
     for (int run = 0; run < runs; ++run) {
-      for (const auto& [name, scenario] : scenarios) {
-        results[name].push_back(
+      for (const auto& entry : scenarios) {
+        const std::function<Result()>& scenario = entry.second;
+        results[entry.first].push_back(
             Decode(RunInChild([&scenario] { return Encode(scenario()); })));
       }
     }

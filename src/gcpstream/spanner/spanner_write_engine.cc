@@ -281,10 +281,13 @@ absl::Status SpannerWriteEngine::SendViaBatchWrite(
     if (result.status.code() == absl::StatusCode::kUnimplemented &&
         result.responses.empty()) {
       spdlog::warn(
-          "{}: the service answered BatchWrite with UNIMPLEMENTED ({}); "
+          "{}: the service answered BatchWrite with UNIMPLEMENTED{}; "
           "writing with Commit from now on. Set option '{}' to '{}' to "
           "avoid this fallback.",
-          options_.name, std::string(result.status.message()),
+          options_.name,
+          result.status.message().empty()
+              ? std::string()
+              : absl::StrCat(" (", result.status.message(), ")"),
           std::string(kWriteMethodOption.key()),
           std::string(kWriteMethodOption.Name(WriteMethod::kCommit)));
       spanner_metrics_.write_method_fallbacks->Increment();
