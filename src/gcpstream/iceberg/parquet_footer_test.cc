@@ -1,0 +1,327 @@
+#include "gcpstream/iceberg/parquet_footer.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::iceberg {
+namespace {
+
+using ::testing::HasSubstr;
+using Kind = ParquetLogicalType::Kind;
+
+// pyarrow writes the fixtures (and describes their footers) once per run.
+class ParquetFooterTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string command = absl::StrCat(
+        GCPSTREAM_PYTHON, " ", GCPSTREAM_PARQUET_FIXTURES, " ", Dir());
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  }
+
+  // In the build tree: rewritten by every run.
+  static std::string Dir() { return GCPSTREAM_PARQUET_FIXTURE_DIR; }
+
+  static nlohmann::json Expected() {
+    std::ifstream in(Dir() + "/expected.json");
+    return nlohmann::json::parse(in);
+  }
+
+  static std::string Path(const std::string& fixture) {
+    return absl::StrCat(Dir(), "/", fixture, ".parquet");
+  }
+
+  static ParquetFooter Read(const std::string& fixture) {
+    LocalFileIO io;
+    absl::StatusOr<ParquetFooter> footer = ReadParquetFooter(io, Path(fixture));
+    EXPECT_TRUE(footer.ok()) << footer.status();
+    return footer.ok() ? *std::move(footer) : ParquetFooter();
+  }
+
+  static std::string FileBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+  }
+
+  // The serialized FileMetaData of a fixture.
+  static std::string FooterBytes(const std::string& fixture) {
+    const std::string file = FileBytes(Path(fixture));
+    const auto* tail =
+        reinterpret_cast<const unsigned char*>(file.data() + file.size() - 8);
+    const size_t length = tail[0] | tail[1] << 8 | tail[2] << 16 |
+                          static_cast<size_t>(tail[3]) << 24;
+    return file.substr(file.size() - 8 - length, length);
+  }
+
+  static const ParquetSchemaElement& Element(const ParquetFooter& footer,
+                                             const std::string& name) {
+    for (const ParquetSchemaElement& element : footer.schema) {
+      if (element.name == name) return element;
+    }
+    ADD_FAILURE() << "no schema element " << name;
+    return footer.schema.front();
+  }
+};
+
+size_t LeafCount(const ParquetFooter& footer) {
+  size_t leaves = 0;
+  for (const ParquetSchemaElement& element : footer.schema) {
+    leaves += element.is_group ? 0 : 1;
+  }
+  return leaves;
+}
+
+std::string PhysicalName(ParquetPhysicalType type) {
+  static const std::map<ParquetPhysicalType, std::string> kNames = {
+      {ParquetPhysicalType::kBoolean, "BOOLEAN"},
+      {ParquetPhysicalType::kInt32, "INT32"},
+      {ParquetPhysicalType::kInt64, "INT64"},
+      {ParquetPhysicalType::kInt96, "INT96"},
+      {ParquetPhysicalType::kFloat, "FLOAT"},
+      {ParquetPhysicalType::kDouble, "DOUBLE"},
+      {ParquetPhysicalType::kByteArray, "BYTE_ARRAY"},
+      {ParquetPhysicalType::kFixedLenByteArray, "FIXED_LEN_BYTE_ARRAY"},
+  };
+  return kNames.at(type);
+}
+
+TEST_F(ParquetFooterTest, EveryFixtureReadsAsPyarrowReadsIt) {
+  const nlohmann::json expected = Expected();
+  for (const auto& [fixture, want] : expected.items()) {
+    SCOPED_TRACE(fixture);
+    const ParquetFooter footer = Read(fixture);
+    EXPECT_EQ(footer.num_rows, want["num_rows"].get<int64_t>());
+    EXPECT_EQ(footer.created_by, want["created_by"].get<std::string>());
+    EXPECT_EQ(LeafCount(footer), want["num_leaves"].get<size_t>());
+    ASSERT_EQ(footer.row_groups.size(), want["row_groups"].size());
+    for (size_t g = 0; g < footer.row_groups.size(); ++g) {
+      const ParquetRowGroup& group = footer.row_groups[g];
+      const auto& want_group = want["row_groups"][g];
+      EXPECT_EQ(group.num_rows, want_group["num_rows"].get<int64_t>());
+      ASSERT_EQ(group.columns.size(), want_group["columns"].size());
+      for (size_t c = 0; c < group.columns.size(); ++c) {
+        const ParquetColumnChunk& chunk = group.columns[c];
+        const auto& want_chunk = want_group["columns"][c];
+        SCOPED_TRACE(want_chunk.dump());
+        EXPECT_EQ(absl::StrJoin(chunk.path, "."),
+                  want_chunk["path"].get<std::string>());
+        EXPECT_EQ(PhysicalName(chunk.type),
+                  want_chunk["physical_type"].get<std::string>());
+        EXPECT_EQ(chunk.num_values, want_chunk["num_values"].get<int64_t>());
+        EXPECT_EQ(chunk.total_compressed_size,
+                  want_chunk["total_compressed_size"].get<int64_t>());
+        const std::optional<int64_t> nulls = chunk.statistics.has_value()
+                                                 ? chunk.statistics->null_count
+                                                 : std::nullopt;
+        if (want_chunk["null_count"].is_null()) {
+          EXPECT_EQ(nulls, std::nullopt);
+        } else {
+          EXPECT_EQ(nulls, want_chunk["null_count"].get<int64_t>());
+        }
+        const bool has_bounds = chunk.statistics.has_value() &&
+                                chunk.statistics->min_value.has_value() &&
+                                chunk.statistics->max_value.has_value();
+        EXPECT_EQ(has_bounds, want_chunk["has_min_max"].get<bool>());
+      }
+    }
+  }
+}
+
+TEST_F(ParquetFooterTest, FlatSchemaCarriesIdsTypesAndAnnotations) {
+  const ParquetFooter footer = Read("flat_with_ids");
+  EXPECT_EQ(footer.row_groups.size(), 3U);  // 10 rows, groups of 4.
+  ASSERT_FALSE(footer.schema.empty());
+  EXPECT_TRUE(footer.schema[0].is_group);
+  // parquet-cpp sets a repetition on the root too, which others leave out.
+  EXPECT_EQ(footer.schema[0].name, "schema");
+  EXPECT_EQ(footer.schema[0].num_children, 14);
+
+  const auto& id = Element(footer, "id");
+  EXPECT_EQ(id.repetition, ParquetRepetition::kRequired);
+  EXPECT_EQ(id.type, ParquetPhysicalType::kInt32);
+  EXPECT_EQ(id.field_id, 1);
+  const auto& name = Element(footer, "name");
+  EXPECT_EQ(name.repetition, ParquetRepetition::kOptional);
+  EXPECT_EQ(name.field_id, 2);
+  ASSERT_TRUE(name.logical_type.has_value());
+  EXPECT_EQ(name.logical_type->kind, Kind::kString);
+  EXPECT_EQ(name.converted_type, ParquetConvertedType::kUtf8);
+
+  const auto& amount = Element(footer, "amount");
+  ASSERT_TRUE(amount.logical_type.has_value());
+  EXPECT_EQ(amount.logical_type->kind, Kind::kDecimal);
+  EXPECT_EQ(amount.logical_type->precision, 10);
+  EXPECT_EQ(amount.logical_type->scale, 2);
+  EXPECT_EQ(amount.precision, 10);
+  EXPECT_EQ(amount.scale, 2);
+
+  const auto& at = Element(footer, "at");
+  ASSERT_TRUE(at.logical_type.has_value());
+  EXPECT_EQ(at.logical_type->kind, Kind::kTimestamp);
+  EXPECT_EQ(at.logical_type->unit, ParquetTimeUnit::kMicros);
+  EXPECT_TRUE(at.logical_type->adjusted_to_utc);
+  const auto& local_at = Element(footer, "local_at");
+  ASSERT_TRUE(local_at.logical_type.has_value());
+  EXPECT_EQ(local_at.logical_type->unit, ParquetTimeUnit::kMillis);
+  EXPECT_FALSE(local_at.logical_type->adjusted_to_utc);
+
+  EXPECT_EQ(Element(footer, "day").logical_type->kind, Kind::kDate);
+  EXPECT_EQ(Element(footer, "ratio").type, ParquetPhysicalType::kFloat);
+  EXPECT_EQ(Element(footer, "score").type, ParquetPhysicalType::kDouble);
+  EXPECT_EQ(Element(footer, "ok").type, ParquetPhysicalType::kBoolean);
+  EXPECT_EQ(Element(footer, "blob").type, ParquetPhysicalType::kByteArray);
+  EXPECT_FALSE(Element(footer, "blob").logical_type.has_value());
+  const auto& code = Element(footer, "code");
+  EXPECT_EQ(code.type, ParquetPhysicalType::kFixedLenByteArray);
+  EXPECT_EQ(code.type_length, 4);
+  const auto& small = Element(footer, "small");
+  ASSERT_TRUE(small.logical_type.has_value());
+  EXPECT_EQ(small.logical_type->kind, Kind::kInteger);
+  EXPECT_EQ(small.logical_type->bit_width, 8);
+  EXPECT_TRUE(small.logical_type->is_signed);
+  const auto& count = Element(footer, "count");
+  EXPECT_EQ(count.logical_type->bit_width, 32);
+  EXPECT_FALSE(count.logical_type->is_signed);
+  const auto& noon = Element(footer, "noon");
+  EXPECT_EQ(noon.logical_type->kind, Kind::kTime);
+  EXPECT_EQ(noon.logical_type->unit, ParquetTimeUnit::kMicros);
+
+  // Bounds come in the column's order: the first group's ids are 0..3.
+  const ParquetStatistics& id_stats =
+      *footer.row_groups[0].columns[0].statistics;
+  ASSERT_TRUE(id_stats.min_value.has_value());
+  EXPECT_EQ(*id_stats.min_value, std::string("\0\0\0\0", 4));
+  EXPECT_EQ(*id_stats.max_value, std::string("\3\0\0\0", 4));
+}
+
+TEST_F(ParquetFooterTest, NestedSchemaKeepsGroupsListsAndMapsWithoutIds) {
+  const ParquetFooter footer = Read("nested_without_ids");
+  for (const ParquetSchemaElement& element : footer.schema) {
+    EXPECT_FALSE(element.field_id.has_value()) << element.name;
+  }
+  const auto& order = Element(footer, "order");
+  EXPECT_TRUE(order.is_group);
+  EXPECT_EQ(order.num_children, 2);
+  EXPECT_FALSE(order.logical_type.has_value());
+  const auto& tags = Element(footer, "tags");
+  EXPECT_TRUE(tags.is_group);
+  ASSERT_TRUE(tags.logical_type.has_value());
+  EXPECT_EQ(tags.logical_type->kind, Kind::kList);
+  EXPECT_EQ(Element(footer, "list").repetition, ParquetRepetition::kRepeated);
+  const auto& attrs = Element(footer, "attrs");
+  ASSERT_TRUE(attrs.logical_type.has_value());
+  EXPECT_EQ(attrs.logical_type->kind, Kind::kMap);
+  EXPECT_EQ(Element(footer, "key_value").repetition,
+            ParquetRepetition::kRepeated);
+  EXPECT_EQ(Element(footer, "key").repetition, ParquetRepetition::kRequired);
+}
+
+TEST_F(ParquetFooterTest, NanosecondTimestampsAndFilesWithoutStatistics) {
+  const ParquetFooter nanos = Read("nanos");
+  EXPECT_EQ(Element(nanos, "t").logical_type->unit, ParquetTimeUnit::kNanos);
+
+  const ParquetFooter no_stats = Read("statistics_off");
+  const auto& chunk = no_stats.row_groups.at(0).columns.at(0);
+  EXPECT_TRUE(!chunk.statistics.has_value() ||
+              !chunk.statistics->null_count.has_value());
+}
+
+TEST_F(ParquetFooterTest, WhatIsNotAParquetFileIsRefusedWithThePath) {
+  LocalFileIO io;
+  const std::string good = FileBytes(Path("flat_with_ids"));
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    std::string path = absl::StrCat(Dir(), "/", name);
+    std::ofstream(path, std::ios::binary) << bytes;
+    return path;
+  };
+  struct Case {
+    std::string name;
+    std::string bytes;
+    absl::StatusCode code;
+    std::string message;
+  };
+  std::string zero_length = good;
+  zero_length.replace(zero_length.size() - 8, 4, std::string(4, '\0'));
+  std::string huge_length = good;
+  huge_length.replace(huge_length.size() - 8, 4, "\xff\xff\xff\x7f");
+  std::string garbage = good;
+  const size_t footer_size = FooterBytes("flat_with_ids").size();
+  garbage.replace(garbage.size() - 8 - footer_size, footer_size,
+                  std::string(footer_size, '\xff'));
+  for (const Case& c : std::vector<Case>{
+           {"short", "PAR1", absl::StatusCode::kInvalidArgument,
+            "not a Parquet file: 4 bytes"},
+           {"csv", "id,name\n1,a\n2,b\n", absl::StatusCode::kInvalidArgument,
+            "does not end in the PAR1 magic"},
+           {"encrypted", good.substr(0, good.size() - 4) + "PARE",
+            absl::StatusCode::kUnimplemented, "the footer is encrypted"},
+           {"zero_length", zero_length, absl::StatusCode::kDataLoss,
+            "footer of 0 bytes"},
+           {"huge_length", huge_length, absl::StatusCode::kDataLoss,
+            "footer of 2147483647 bytes in a file of"},
+           {"garbage", garbage, absl::StatusCode::kDataLoss,
+            "corrupt Parquet footer"},
+       }) {
+    SCOPED_TRACE(c.name);
+    const std::string path = write(c.name, c.bytes);
+    absl::StatusOr<ParquetFooter> footer = ReadParquetFooter(io, path);
+    ASSERT_FALSE(footer.ok());
+    EXPECT_EQ(footer.status().code(), c.code) << footer.status();
+    EXPECT_THAT(footer.status().message(), HasSubstr(c.message));
+    EXPECT_THAT(footer.status().message(), HasSubstr(path));
+  }
+  absl::StatusOr<ParquetFooter> missing =
+      ReadParquetFooter(io, Dir() + "/absent.parquet");
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+}
+
+// Every truncation of a real footer is refused, and no single corrupted
+// byte crashes the reader or yields a footer that breaks its invariants.
+TEST_F(ParquetFooterTest, CorruptedFootersAreRefusedNeverCrash) {
+  const nlohmann::json expected = Expected();
+  for (const auto& [fixture, want] : expected.items()) {
+    SCOPED_TRACE(fixture);
+    const std::string footer = FooterBytes(fixture);
+    ASSERT_TRUE(DecodeParquetFooter(footer).ok());
+    for (size_t length = 0; length < footer.size(); ++length) {
+      EXPECT_FALSE(DecodeParquetFooter(footer.substr(0, length)).ok())
+          << "truncated to " << length;
+    }
+    int refused = 0;
+    for (size_t at = 0; at < footer.size(); ++at) {
+      for (const char replacement : {'\x00', '\xff', '\x7f', '\x15'}) {
+        std::string corrupt = footer;
+        if (corrupt[at] == replacement) continue;
+        corrupt[at] = replacement;
+        absl::StatusOr<ParquetFooter> decoded = DecodeParquetFooter(corrupt);
+        if (!decoded.ok()) {
+          ++refused;
+          continue;
+        }
+        const size_t leaves = LeafCount(*decoded);
+        int64_t rows = 0;
+        for (const auto& group : decoded->row_groups) {
+          EXPECT_EQ(group.columns.size(), leaves);
+          rows += group.num_rows;
+        }
+        EXPECT_EQ(rows, decoded->num_rows);
+      }
+    }
+    EXPECT_GT(refused, 0);
+  }
+}
+
+}  // namespace
+}  // namespace gcpstream::iceberg
