@@ -11,13 +11,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gcpstream/iceberg/parquet_schema.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace gcpstream::iceberg {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using Kind = ParquetLogicalType::Kind;
 
 // pyarrow writes the fixtures (and describes their footers) once per run.
@@ -236,6 +239,55 @@ TEST_F(ParquetFooterTest, NanosecondTimestampsAndFilesWithoutStatistics) {
   const auto& chunk = no_stats.row_groups.at(0).columns.at(0);
   EXPECT_TRUE(!chunk.statistics.has_value() ||
               !chunk.statistics->null_count.has_value());
+}
+
+// The footer reader and the schema conversion together, on files pyarrow
+// wrote.
+TEST_F(ParquetFooterTest, FixturesConvertToIcebergSchemasWithNullEvidence) {
+  const ParquetFooter flat = Read("flat_with_ids");
+  absl::StatusOr<Schema> flat_schema = ConvertParquetSchema(flat);
+  ASSERT_TRUE(flat_schema.ok()) << flat_schema.status();
+  std::vector<std::string> described;
+  for (const Field& field : flat_schema->fields) {
+    described.push_back(absl::StrCat(field.id, ":", field.name, ":",
+                                     TypeName(field.type),
+                                     field.required ? ":required" : ""));
+  }
+  EXPECT_THAT(described,
+              ElementsAre("1:id:int:required", "2:name:string",
+                          "3:amount:decimal(10, 2)", "4:at:timestamptz",
+                          "5:local_at:timestamp", "6:day:date", "7:ratio:float",
+                          "8:score:double", "9:ok:boolean", "10:blob:binary",
+                          "11:code:fixed[4]", "12:small:int", "13:count:long",
+                          "14:noon:time"));
+  // Every optional column but `name` (a null in every third row) is proven.
+  EXPECT_THAT(ProvenNullFreeColumns(flat, *flat_schema),
+              ElementsAre("amount", "at", "blob", "code", "count", "day",
+                          "local_at", "noon", "ok", "ratio", "score", "small"));
+
+  const ParquetFooter nested = Read("nested_without_ids");
+  absl::StatusOr<Schema> nested_schema = ConvertParquetSchema(nested);
+  ASSERT_TRUE(nested_schema.ok()) << nested_schema.status();
+  EXPECT_EQ(
+      SchemaToJson(*nested_schema),
+      R"j({"type":"struct","schema-id":0,"fields":[)j"
+      R"j({"id":1,"name":"order","required":false,"type":{"type":"struct",)j"
+      R"j("fields":[{"id":1000,"name":"id","required":true,"type":"long"},)j"
+      R"j({"id":1001,"name":"note","required":false,"type":"string"}]}},)j"
+      R"j({"id":2,"name":"tags","required":false,"type":{"type":"list",)j"
+      R"j("element-id":1002,"element":"int","element-required":false}},)j"
+      R"j({"id":3,"name":"attrs","required":false,"type":{"type":"map",)j"
+      R"j("key-id":1003,"key":"string","value-id":1004,"value":"long",)j"
+      R"j("value-required":false}}]})j");
+  // The third row's `order` is null: no leaf of it is null-free.
+  EXPECT_THAT(ProvenNullFreeColumns(nested, *nested_schema), IsEmpty());
+
+  const ParquetFooter empty = Read("empty");
+  EXPECT_THAT(ProvenNullFreeColumns(empty, *ConvertParquetSchema(empty)),
+              ElementsAre("x", "y"));
+  const ParquetFooter no_stats = Read("statistics_off");
+  EXPECT_THAT(ProvenNullFreeColumns(no_stats, *ConvertParquetSchema(no_stats)),
+              IsEmpty());
 }
 
 TEST_F(ParquetFooterTest, WhatIsNotAParquetFileIsRefusedWithThePath) {

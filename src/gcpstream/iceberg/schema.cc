@@ -1,0 +1,183 @@
+#include "gcpstream/iceberg/schema.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+
+namespace gcpstream::iceberg {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json TypeJson(const Type& type);
+
+Json FieldJson(const Field& field) {
+  Json out;
+  out["id"] = field.id;
+  out["name"] = field.name;
+  out["required"] = field.required;
+  out["type"] = TypeJson(field.type);
+  if (!field.doc.empty()) out["doc"] = field.doc;
+  return out;
+}
+
+Json TypeJson(const Type& type) {
+  switch (type.kind) {
+    case TypeKind::kStruct: {
+      Json fields = Json::array();
+      for (const Field& field : type.fields) fields.push_back(FieldJson(field));
+      return Json{{"type", "struct"}, {"fields", std::move(fields)}};
+    }
+    case TypeKind::kList: {
+      const Field& element = type.fields.at(0);
+      return Json{{"type", "list"},
+                  {"element-id", element.id},
+                  {"element", TypeJson(element.type)},
+                  {"element-required", element.required}};
+    }
+    case TypeKind::kMap: {
+      const Field& key = type.fields.at(0);
+      const Field& value = type.fields.at(1);
+      return Json{{"type", "map"},
+                  {"key-id", key.id},
+                  {"key", TypeJson(key.type)},
+                  {"value-id", value.id},
+                  {"value", TypeJson(value.type)},
+                  {"value-required", value.required}};
+    }
+    default:
+      return TypeName(type);
+  }
+}
+
+void SortByName(std::vector<Field>& fields) {
+  std::stable_sort(
+      fields.begin(), fields.end(),
+      [](const Field& a, const Field& b) { return a.name < b.name; });
+}
+
+void SortStructsDeep(Type& type) {
+  if (type.kind == TypeKind::kStruct) SortByName(type.fields);
+  for (Field& field : type.fields) SortStructsDeep(field.type);
+}
+
+// Ids for `fields` first, then for what each of them nests.
+void Renumber(std::vector<Field>& fields, int32_t& next_id) {
+  for (Field& field : fields) field.id = next_id++;
+  for (Field& field : fields) Renumber(field.type.fields, next_id);
+}
+
+}  // namespace
+
+Type Primitive(TypeKind kind) {
+  Type type;
+  type.kind = kind;
+  return type;
+}
+
+Type Decimal(int32_t precision, int32_t scale) {
+  Type type = Primitive(TypeKind::kDecimal);
+  type.precision = precision;
+  type.scale = scale;
+  return type;
+}
+
+Type Fixed(int32_t length) {
+  Type type = Primitive(TypeKind::kFixed);
+  type.length = length;
+  return type;
+}
+
+Type Struct(std::vector<Field> fields) {
+  Type type = Primitive(TypeKind::kStruct);
+  type.fields = std::move(fields);
+  return type;
+}
+
+Type List(Field element) {
+  Type type = Primitive(TypeKind::kList);
+  element.name = "element";
+  type.fields.push_back(std::move(element));
+  return type;
+}
+
+Type Map(Field key, Field value) {
+  Type type = Primitive(TypeKind::kMap);
+  key.name = "key";
+  key.required = true;
+  value.name = "value";
+  type.fields.push_back(std::move(key));
+  type.fields.push_back(std::move(value));
+  return type;
+}
+
+std::string TypeName(const Type& type) {
+  switch (type.kind) {
+    case TypeKind::kBoolean:
+      return "boolean";
+    case TypeKind::kInt:
+      return "int";
+    case TypeKind::kLong:
+      return "long";
+    case TypeKind::kFloat:
+      return "float";
+    case TypeKind::kDouble:
+      return "double";
+    case TypeKind::kDecimal:
+      // With the space Iceberg's own writer puts there (and its parser
+      // requires).
+      return absl::StrCat("decimal(", type.precision, ", ", type.scale, ")");
+    case TypeKind::kDate:
+      return "date";
+    case TypeKind::kTime:
+      return "time";
+    case TypeKind::kTimestamp:
+      return "timestamp";
+    case TypeKind::kTimestampTz:
+      return "timestamptz";
+    case TypeKind::kTimestampNs:
+      return "timestamp_ns";
+    case TypeKind::kTimestampTzNs:
+      return "timestamptz_ns";
+    case TypeKind::kString:
+      return "string";
+    case TypeKind::kUuid:
+      return "uuid";
+    case TypeKind::kFixed:
+      return absl::StrCat("fixed[", type.length, "]");
+    case TypeKind::kBinary:
+      return "binary";
+    case TypeKind::kVariant:
+      return "variant";
+    case TypeKind::kStruct:
+      return "struct";
+    case TypeKind::kList:
+      return "list";
+    case TypeKind::kMap:
+      return "map";
+  }
+  return "unknown";
+}
+
+std::string SchemaToJson(const Schema& schema) {
+  Json fields = Json::array();
+  for (const Field& field : schema.fields) fields.push_back(FieldJson(field));
+  return Json{{"type", "struct"},
+              {"schema-id", schema.schema_id},
+              {"fields", std::move(fields)}}
+      .dump();
+}
+
+Schema Canonical(const Schema& schema) {
+  Schema out = schema;
+  SortByName(out.fields);
+  for (Field& field : out.fields) SortStructsDeep(field.type);
+  int32_t next_id = 1;
+  Renumber(out.fields, next_id);
+  return out;
+}
+
+}  // namespace gcpstream::iceberg
