@@ -64,12 +64,6 @@ void SortStructsDeep(Type& type) {
   for (Field& field : type.fields) SortStructsDeep(field.type);
 }
 
-// Ids for `fields` first, then for what each of them nests.
-void Renumber(std::vector<Field>& fields, int32_t& next_id) {
-  for (Field& field : fields) field.id = next_id++;
-  for (Field& field : fields) Renumber(field.type.fields, next_id);
-}
-
 }  // namespace
 
 Type Primitive(TypeKind kind) {
@@ -171,12 +165,17 @@ std::string SchemaToJson(const Schema& schema) {
       .dump();
 }
 
+void AssignFreshIds(std::vector<Field>& fields, int32_t& last_id) {
+  for (Field& field : fields) field.id = ++last_id;
+  for (Field& field : fields) AssignFreshIds(field.type.fields, last_id);
+}
+
 Schema Canonical(const Schema& schema) {
   Schema out = schema;
   SortByName(out.fields);
   for (Field& field : out.fields) SortStructsDeep(field.type);
-  int32_t next_id = 1;
-  Renumber(out.fields, next_id);
+  int32_t last_id = 0;
+  AssignFreshIds(out.fields, last_id);
   return out;
 }
 

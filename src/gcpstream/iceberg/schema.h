@@ -81,6 +81,11 @@ std::string TypeName(const Type& type);
 // schema-id; fields in their order, docs only where set.
 std::string SchemaToJson(const Schema& schema);
 
+// Renumbers `fields` and everything they nest from `last_id` + 1, each
+// struct's fields before what they nest (as Iceberg assigns fresh ids), and
+// leaves `last_id` at the last id given.
+void AssignFreshIds(std::vector<Field>& fields, int32_t& last_id);
+
 // The canonical form used to group files by schema: struct fields sorted by
 // name (byte order, so upper case first) at every level, then every id
 // renumbered from 1, each struct's fields before anything nested in them

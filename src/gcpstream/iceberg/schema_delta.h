@@ -1,0 +1,66 @@
+#ifndef GCPSTREAM_ICEBERG_SCHEMA_DELTA_H_
+#define GCPSTREAM_ICEBERG_SCHEMA_DELTA_H_
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gcpstream/iceberg/schema.h"
+
+namespace gcpstream::iceberg {
+
+// The changes a pipeline's owner may allow (option
+// `schema-evolution-options`).
+enum class EvolutionOption {
+  kAllowFieldAddition,
+  kAllowFieldRelaxation,
+  kAllowTypePromotion,
+};
+
+enum class ChangeKind {
+  kFieldAddition,
+  kFieldRelaxation,
+  kTypePromotion,
+  kConflict,
+};
+
+struct SchemaChange {
+  ChangeKind kind = ChangeKind::kConflict;
+  // Dotted, through `element` of lists and `value` of maps.
+  std::string path;
+  // "add optional geo struct<lat: optional double>", "make email optional",
+  // "promote amount from int to long", or what the conflict is.
+  std::string description;
+  // A relaxation because the file lacks a required column.
+  bool absent_from_file = false;
+};
+
+// What registering a file of schema `file` in a table of schema `base`
+// would change, by Iceberg's union by name (docs/iceberg.md, "Schema
+// evolution"): additions (once, at the outermost added field), relaxations
+// (a required column the file has as optional, or lacks), promotions, and
+// conflicts — names with a dot, empty names, names differing only in case
+// from another at their level, types no promotion reaches. Empty when the
+// table already covers the file. `file` is a file's effective schema (its
+// null evidence applied).
+std::vector<SchemaChange> ClassifySchema(const Schema& base,
+                                         const Schema& file);
+
+// Whether `changes` may be made under `options` with `pins` (dotted paths
+// of columns that must stay required): all of them or none. A conflict is
+// never allowed, nor relaxing a pinned column or an ancestor of one. Empty
+// when allowed; otherwise why not, conflicts first: "add optional email
+// string (needs allow-field-addition)", "make city optional (pinned as
+// required)", "make address optional (ancestor of pinned column
+// address.city)".
+std::vector<std::string> DisallowedChanges(
+    const std::vector<SchemaChange>& changes,
+    const std::set<EvolutionOption>& options,
+    const std::set<std::string>& pins);
+
+// The option's spelling in configuration ("allow-field-addition").
+std::string EvolutionOptionName(EvolutionOption option);
+
+}  // namespace gcpstream::iceberg
+
+#endif  // GCPSTREAM_ICEBERG_SCHEMA_DELTA_H_
