@@ -246,16 +246,36 @@ class Differ {
 
 }  // namespace
 
+std::vector<SchemaChange> FileNameConflicts(const Schema& file) {
+  std::vector<SchemaChange> out;
+  CheckFileNames(file.fields, "", out);
+  return out;
+}
+
+std::vector<SchemaChange> CaseConflicts(const Schema& table,
+                                        const Schema& file) {
+  std::vector<SchemaChange> out;
+  CheckCaseAgainstTable(table.fields, file.fields, "", out);
+  return out;
+}
+
+std::vector<std::string> AbsentRequiredPaths(const Schema& table,
+                                             const Schema& file) {
+  std::vector<std::string> out;
+  FindAbsentRequired(table.fields, file.fields, "", out);
+  return out;
+}
+
 std::vector<SchemaChange> ClassifySchema(const Schema& base,
                                          const Schema& file) {
   if (base.fields == file.fields) return {};
-  std::vector<SchemaChange> names;
-  CheckFileNames(file.fields, "", names);
-  CheckCaseAgainstTable(base.fields, file.fields, "", names);
+  std::vector<SchemaChange> names = FileNameConflicts(file);
+  for (SchemaChange& conflict : CaseConflicts(base, file)) {
+    names.push_back(std::move(conflict));
+  }
   if (!names.empty()) return names;
 
-  std::vector<std::string> absent;
-  FindAbsentRequired(base.fields, file.fields, "", absent);
+  std::vector<std::string> absent = AbsentRequiredPaths(base, file);
   int32_t last_id = HighestFieldId(base);
   absl::StatusOr<Schema> simulated = UnionByName(base, file, last_id);
   for (const std::string& path : absent) {

@@ -46,6 +46,21 @@ struct SchemaChange {
 std::vector<SchemaChange> ClassifySchema(const Schema& base,
                                          const Schema& file);
 
+// The name problems of `file` on its own: dotted or empty names, names at
+// one level differing only in case. Conflicts, in the file's order.
+std::vector<SchemaChange> FileNameConflicts(const Schema& file);
+
+// File columns whose names match a column of `table` at the same level only
+// case-insensitively.
+std::vector<SchemaChange> CaseConflicts(const Schema& table,
+                                        const Schema& file);
+
+// Dotted paths of `table`'s required columns that `file` lacks: inside
+// present structs, list elements and map values, never map keys; an absent
+// struct is one path.
+std::vector<std::string> AbsentRequiredPaths(const Schema& table,
+                                             const Schema& file);
+
 // Whether `changes` may be made under `options` with `pins` (dotted paths
 // of columns that must stay required): all of them or none. A conflict is
 // never allowed, nor relaxing a pinned column or an ancestor of one. Empty
