@@ -1,22 +1,22 @@
 #include "gcpstream/iceberg/avro_container.h"
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <fstream>
 #include <limits>
-#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "gcpstream/iceberg/avro_encoder.h"
+#include "gcpstream/iceberg/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace gcpstream::iceberg {
 namespace {
+
+using ::gcpstream::iceberg::testing::CommandOutput;
 
 // Field ids on every field, as Iceberg's manifest schemas carry them.
 constexpr char kSchema[] = R"json({
@@ -63,17 +63,6 @@ std::string Entry(int i) {
   return e.Take();
 }
 
-std::string OutputOf(const std::string& command) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"),
-                                             pclose);
-  std::array<char, 4096> buffer{};
-  while (pipe != nullptr && fgets(buffer.data(), buffer.size(), pipe.get())) {
-    out += buffer.data();
-  }
-  return out;
-}
-
 // A container of 3000 datums (several blocks) read back by two readers
 // that share no code with the writer: fastavro, and avro-c's avrocat.
 TEST(AvroContainerTest, IndependentReadersReadTheMetadataAndEveryDatum) {
@@ -87,7 +76,7 @@ TEST(AvroContainerTest, IndependentReadersReadTheMetadataAndEveryDatum) {
       absl::StrCat(GCPSTREAM_TEST_OUTPUT_DIR, "/container.avro");
   std::ofstream(path, std::ios::binary) << writer.Finish();
 
-  const nlohmann::json read = nlohmann::json::parse(OutputOf(
+  const nlohmann::json read = nlohmann::json::parse(CommandOutput(
       absl::StrCat(GCPSTREAM_PYTHON, " ", GCPSTREAM_READ_AVRO, " ", path)));
   EXPECT_EQ(read["metadata"],
             nlohmann::json::parse(R"json({"avro.codec": "null",
@@ -111,7 +100,7 @@ TEST(AvroContainerTest, IndependentReadersReadTheMetadataAndEveryDatum) {
             static_cast<size_t>(kDatums - 1));
 
   // avrocat prints one JSON datum per line.
-  const std::string catted = OutputOf(absl::StrCat("avrocat ", path));
+  const std::string catted = CommandOutput(absl::StrCat("avrocat ", path));
   EXPECT_EQ(std::count(catted.begin(), catted.end(), '\n'), kDatums);
   EXPECT_THAT(catted,
               ::testing::HasSubstr("s3://bucket/data/file-2999.parquet"));

@@ -156,13 +156,16 @@ std::string TypeName(const Type& type) {
   return "unknown";
 }
 
-std::string SchemaToJson(const Schema& schema) {
+nlohmann::ordered_json SchemaJson(const Schema& schema) {
   Json fields = Json::array();
   for (const Field& field : schema.fields) fields.push_back(FieldJson(field));
   return Json{{"type", "struct"},
               {"schema-id", schema.schema_id},
-              {"fields", std::move(fields)}}
-      .dump();
+              {"fields", std::move(fields)}};
+}
+
+std::string SchemaToJson(const Schema& schema) {
+  return SchemaJson(schema).dump();
 }
 
 void AssignFreshIds(std::vector<Field>& fields, int32_t& last_id) {

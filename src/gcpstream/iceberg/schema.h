@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace gcpstream::iceberg {
 
 // Iceberg's types (format v2, plus the v3 nanosecond timestamps and variant
@@ -77,8 +79,10 @@ struct Schema {
 // "fixed[16]", "timestamptz"); for nested types their kind ("struct").
 std::string TypeName(const Type& type);
 
-// The schema in Iceberg's JSON form (spec "Schemas"), compact, with its
-// schema-id; fields in their order, docs only where set.
+// The schema in Iceberg's JSON form (spec "Schemas"), with its schema-id;
+// fields in their order, docs only where set.
+nlohmann::ordered_json SchemaJson(const Schema& schema);
+// The same, compact.
 std::string SchemaToJson(const Schema& schema);
 
 // Renumbers `fields` and everything they nest from `last_id` + 1, each
