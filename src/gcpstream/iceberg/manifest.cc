@@ -1,0 +1,218 @@
+#include "gcpstream/iceberg/manifest.h"
+
+#include "absl/strings/str_cat.h"
+#include "gcpstream/iceberg/avro_container.h"
+#include "gcpstream/iceberg/avro_encoder.h"
+
+namespace gcpstream::iceberg {
+namespace {
+
+// Iceberg's manifest schemas (spec "Manifests", format v2), with the field
+// ids readers resolve fields by. Maps with int keys are arrays of key/value
+// records, as the spec requires for non-string keys.
+std::string IntMap(const std::string& name, int id, int key_id, int value_id,
+                   const std::string& value_type) {
+  return absl::StrCat(
+      R"({"name":")", name, R"(","type":["null",{"type":"array","items":)",
+      R"({"type":"record","name":"k)", key_id, "_v", value_id,
+      R"(","fields":[{"name":"key","type":"int","field-id":)", key_id,
+      R"(},{"name":"value","type":")", value_type, R"(","field-id":)", value_id,
+      R"(}]},"logicalType":"map"}],"default":null,"field-id":)", id, "}");
+}
+
+std::string ManifestEntrySchema() {
+  return absl::StrCat(
+      R"({"type":"record","name":"manifest_entry","fields":[)",
+      R"({"name":"status","type":"int","field-id":0},)",
+      R"({"name":"snapshot_id","type":["null","long"],"default":null,)",
+      R"("field-id":1},)",
+      R"({"name":"sequence_number","type":["null","long"],"default":null,)",
+      R"("field-id":3},)",
+      R"({"name":"file_sequence_number","type":["null","long"],)",
+      R"("default":null,"field-id":4},)",
+      R"({"name":"data_file","field-id":2,"type":{"type":"record",)",
+      R"("name":"r2","fields":[)",
+      R"({"name":"content","type":"int","field-id":134},)",
+      R"({"name":"file_path","type":"string","field-id":100},)",
+      R"({"name":"file_format","type":"string","field-id":101},)",
+      R"({"name":"partition","type":{"type":"record","name":"r102",)",
+      R"("fields":[]},"field-id":102},)",
+      R"({"name":"record_count","type":"long","field-id":103},)",
+      R"({"name":"file_size_in_bytes","type":"long","field-id":104},)",
+      IntMap("column_sizes", 108, 117, 118, "long"), ",",
+      IntMap("value_counts", 109, 119, 120, "long"), ",",
+      IntMap("null_value_counts", 110, 121, 122, "long"), ",",
+      IntMap("nan_value_counts", 137, 138, 139, "long"), ",",
+      IntMap("lower_bounds", 125, 126, 127, "bytes"), ",",
+      IntMap("upper_bounds", 128, 129, 130, "bytes"), ",",
+      R"({"name":"key_metadata","type":["null","bytes"],"default":null,)",
+      R"("field-id":131},)",
+      R"({"name":"split_offsets","type":["null",{"type":"array",)",
+      R"("items":"long","element-id":133}],"default":null,"field-id":132},)",
+      R"({"name":"equality_ids","type":["null",{"type":"array",)",
+      R"("items":"int","element-id":136}],"default":null,"field-id":135},)",
+      R"({"name":"sort_order_id","type":["null","int"],"default":null,)",
+      R"("field-id":140}]}}]})");
+}
+
+constexpr char kManifestFileSchema[] =
+    R"({"type":"record","name":"manifest_file","fields":[)"
+    R"({"name":"manifest_path","type":"string","field-id":500},)"
+    R"({"name":"manifest_length","type":"long","field-id":501},)"
+    R"({"name":"partition_spec_id","type":"int","field-id":502},)"
+    R"({"name":"content","type":"int","field-id":517},)"
+    R"({"name":"sequence_number","type":"long","field-id":515},)"
+    R"({"name":"min_sequence_number","type":"long","field-id":516},)"
+    R"({"name":"added_snapshot_id","type":"long","field-id":503},)"
+    R"({"name":"added_files_count","type":"int","field-id":504},)"
+    R"({"name":"existing_files_count","type":"int","field-id":505},)"
+    R"({"name":"deleted_files_count","type":"int","field-id":506},)"
+    R"({"name":"added_rows_count","type":"long","field-id":512},)"
+    R"({"name":"existing_rows_count","type":"long","field-id":513},)"
+    R"({"name":"deleted_rows_count","type":"long","field-id":514},)"
+    R"({"name":"partitions","type":["null",{"type":"array","items":)"
+    R"({"type":"record","name":"r508","fields":[)"
+    R"({"name":"contains_null","type":"boolean","field-id":509},)"
+    R"({"name":"contains_nan","type":["null","boolean"],"default":null,)"
+    R"("field-id":518},)"
+    R"({"name":"lower_bound","type":["null","bytes"],"default":null,)"
+    R"("field-id":510},)"
+    R"({"name":"upper_bound","type":["null","bytes"],"default":null,)"
+    R"("field-id":511}]},"element-id":508}],"default":null,"field-id":507},)"
+    R"({"name":"key_metadata","type":["null","bytes"],"default":null,)"
+    R"("field-id":519}]})";
+
+void OptionalLong(AvroEncoder& e, const std::optional<int64_t>& value) {
+  if (!value.has_value()) {
+    e.UnionBranch(0);
+    return;
+  }
+  e.UnionBranch(1);
+  e.Long(*value);
+}
+
+// An optional map: absent when empty, as "not known".
+void OptionalLongMap(AvroEncoder& e, const std::map<int32_t, int64_t>& map) {
+  if (map.empty()) {
+    e.UnionBranch(0);
+    return;
+  }
+  e.UnionBranch(1);
+  e.BlockCount(static_cast<int64_t>(map.size()));
+  for (const auto& [key, value] : map) {
+    e.Int(key);
+    e.Long(value);
+  }
+  e.EndBlocks();
+}
+
+void OptionalBytesMap(AvroEncoder& e,
+                      const std::map<int32_t, std::string>& map) {
+  if (map.empty()) {
+    e.UnionBranch(0);
+    return;
+  }
+  e.UnionBranch(1);
+  e.BlockCount(static_cast<int64_t>(map.size()));
+  for (const auto& [key, value] : map) {
+    e.Int(key);
+    e.Bytes(value);
+  }
+  e.EndBlocks();
+}
+
+std::string EncodeEntry(const ManifestEntry& entry) {
+  AvroEncoder e;
+  e.Int(static_cast<int32_t>(entry.status));
+  OptionalLong(e, entry.snapshot_id);
+  OptionalLong(e, entry.sequence_number);
+  OptionalLong(e, entry.file_sequence_number);
+  const DataFile& file = entry.data_file;
+  e.Int(0);  // Content: data.
+  e.String(file.file_path);
+  e.String(file.file_format);
+  // The unpartitioned spec's partition record has no fields.
+  e.Long(file.record_count);
+  e.Long(file.file_size_in_bytes);
+  OptionalLongMap(e, file.column_sizes);
+  OptionalLongMap(e, file.value_counts);
+  OptionalLongMap(e, file.null_value_counts);
+  e.UnionBranch(0);  // NaN counts: a footer cannot tell them.
+  OptionalBytesMap(e, file.lower_bounds);
+  OptionalBytesMap(e, file.upper_bounds);
+  e.UnionBranch(0);  // No key metadata.
+  if (file.split_offsets.empty()) {
+    e.UnionBranch(0);
+  } else {
+    e.UnionBranch(1);
+    e.BlockCount(static_cast<int64_t>(file.split_offsets.size()));
+    for (int64_t offset : file.split_offsets) e.Long(offset);
+    e.EndBlocks();
+  }
+  e.UnionBranch(0);  // No equality ids: a data file.
+  e.UnionBranch(0);  // Sort order unknown.
+  return e.Take();
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> WriteManifest(
+    const Schema& schema, const PartitionSpec& spec,
+    const std::vector<ManifestEntry>& entries) {
+  if (!spec.fields.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "partition spec ", spec.spec_id,
+        " has partition fields; add-files writes manifests of unpartitioned "
+        "tables only so far"));
+  }
+  AvroContainerWriter writer(ManifestEntrySchema(),
+                             {{"schema", SchemaToJson(schema)},
+                              {"schema-id", absl::StrCat(schema.schema_id)},
+                              {"partition-spec", "[]"},
+                              {"partition-spec-id", absl::StrCat(spec.spec_id)},
+                              {"format-version", "2"},
+                              {"content", "data"}},
+                             AvroContainerWriter::RandomSyncMarker());
+  for (const ManifestEntry& entry : entries) writer.Add(EncodeEntry(entry));
+  return writer.Finish();
+}
+
+std::string WriteManifestList(int64_t snapshot_id,
+                              std::optional<int64_t> parent_snapshot_id,
+                              int64_t sequence_number,
+                              const std::vector<ManifestFile>& manifests) {
+  AvroContainerWriter writer(
+      kManifestFileSchema,
+      {{"snapshot-id", absl::StrCat(snapshot_id)},
+       // Iceberg's own writer spells a missing parent "null".
+       {"parent-snapshot-id", parent_snapshot_id.has_value()
+                                  ? absl::StrCat(*parent_snapshot_id)
+                                  : "null"},
+       {"sequence-number", absl::StrCat(sequence_number)},
+       {"format-version", "2"}},
+      AvroContainerWriter::RandomSyncMarker());
+  for (const ManifestFile& m : manifests) {
+    AvroEncoder e;
+    e.String(m.manifest_path);
+    e.Long(m.manifest_length);
+    e.Int(m.partition_spec_id);
+    e.Int(0);  // Content: data.
+    e.Long(m.sequence_number);
+    e.Long(m.min_sequence_number);
+    e.Long(m.added_snapshot_id);
+    e.Int(m.added_files_count);
+    e.Int(m.existing_files_count);
+    e.Int(m.deleted_files_count);
+    e.Long(m.added_rows_count);
+    e.Long(m.existing_rows_count);
+    e.Long(m.deleted_rows_count);
+    // Unpartitioned: no field summaries.
+    e.UnionBranch(1);
+    e.EndBlocks();
+    e.UnionBranch(0);  // No key metadata.
+    writer.Add(e.bytes());
+  }
+  return writer.Finish();
+}
+
+}  // namespace gcpstream::iceberg
