@@ -1,6 +1,7 @@
 #include "gcpstream/iceberg/schema.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,92 @@ Json TypeJson(const Type& type) {
     default:
       return TypeName(type);
   }
+}
+
+absl::Status Malformed(absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("malformed Iceberg schema: ", what));
+}
+
+absl::StatusOr<Type> TypeFromJson(const Json& json);
+
+absl::StatusOr<Field> FieldFromJson(const Json& json, int32_t id,
+                                    std::string name, bool required) {
+  absl::StatusOr<Type> type = TypeFromJson(json);
+  if (!type.ok()) return type.status();
+  return Field{id, std::move(name), required, *std::move(type), ""};
+}
+
+absl::StatusOr<Type> PrimitiveFromName(std::string name) {
+  name.erase(std::remove(name.begin(), name.end(), ' '), name.end());
+  struct Named {
+    const char* name;
+    TypeKind kind;
+  };
+  static constexpr Named kKinds[] = {
+      {"boolean", TypeKind::kBoolean},
+      {"int", TypeKind::kInt},
+      {"long", TypeKind::kLong},
+      {"float", TypeKind::kFloat},
+      {"double", TypeKind::kDouble},
+      {"date", TypeKind::kDate},
+      {"time", TypeKind::kTime},
+      {"timestamp", TypeKind::kTimestamp},
+      {"timestamptz", TypeKind::kTimestampTz},
+      {"timestamp_ns", TypeKind::kTimestampNs},
+      {"timestamptz_ns", TypeKind::kTimestampTzNs},
+      {"string", TypeKind::kString},
+      {"uuid", TypeKind::kUuid},
+      {"binary", TypeKind::kBinary},
+      {"variant", TypeKind::kVariant}};
+  for (const Named& named : kKinds) {
+    if (name == named.name) return Primitive(named.kind);
+  }
+  int32_t a = 0;
+  int32_t b = 0;
+  if (std::sscanf(name.c_str(), "decimal(%d,%d)", &a, &b) == 2) {
+    return Decimal(a, b);
+  }
+  if (std::sscanf(name.c_str(), "fixed[%d]", &a) == 1) return Fixed(a);
+  return Malformed(absl::StrCat("unknown type '", name, "'"));
+}
+
+absl::StatusOr<Type> TypeFromJson(const Json& json) {
+  if (json.is_string()) return PrimitiveFromName(json.get<std::string>());
+  if (!json.is_object()) {
+    return Malformed("a type is neither a name nor an object");
+  }
+  const std::string kind = json.at("type").get<std::string>();
+  if (kind == "struct") {
+    std::vector<Field> fields;
+    for (const Json& field : json.at("fields")) {
+      absl::StatusOr<Field> parsed =
+          FieldFromJson(field.at("type"), field.at("id").get<int32_t>(),
+                        field.at("name").get<std::string>(),
+                        field.at("required").get<bool>());
+      if (!parsed.ok()) return parsed.status();
+      if (field.contains("doc")) parsed->doc = field["doc"].get<std::string>();
+      fields.push_back(*std::move(parsed));
+    }
+    return Struct(std::move(fields));
+  }
+  if (kind == "list") {
+    absl::StatusOr<Field> element =
+        FieldFromJson(json.at("element"), json.at("element-id").get<int32_t>(),
+                      "element", json.at("element-required").get<bool>());
+    if (!element.ok()) return element.status();
+    return List(*std::move(element));
+  }
+  if (kind == "map") {
+    absl::StatusOr<Field> key = FieldFromJson(
+        json.at("key"), json.at("key-id").get<int32_t>(), "key", true);
+    if (!key.ok()) return key.status();
+    absl::StatusOr<Field> value =
+        FieldFromJson(json.at("value"), json.at("value-id").get<int32_t>(),
+                      "value", json.at("value-required").get<bool>());
+    if (!value.ok()) return value.status();
+    return Map(*std::move(key), *std::move(value));
+  }
+  return Malformed(absl::StrCat("unknown nested type '", kind, "'"));
 }
 
 void SortByName(std::vector<Field>& fields) {
@@ -166,6 +253,19 @@ nlohmann::ordered_json SchemaJson(const Schema& schema) {
 
 std::string SchemaToJson(const Schema& schema) {
   return SchemaJson(schema).dump();
+}
+
+absl::StatusOr<Schema> SchemaFromJson(const nlohmann::ordered_json& json) {
+  try {
+    absl::StatusOr<Type> type = TypeFromJson(json);
+    if (!type.ok()) return type.status();
+    if (type->kind != TypeKind::kStruct) {
+      return Malformed("a schema is not a struct");
+    }
+    return Schema{json.value("schema-id", 0), std::move(type->fields)};
+  } catch (const nlohmann::json::exception& error) {
+    return Malformed(error.what());
+  }
 }
 
 void AssignFreshIds(std::vector<Field>& fields, int32_t& last_id) {

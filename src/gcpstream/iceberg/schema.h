@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/status/statusor.h"
+
 namespace gcpstream::iceberg {
 
 // Iceberg's types (format v2, plus the v3 nanosecond timestamps and variant
@@ -84,6 +86,11 @@ std::string TypeName(const Type& type);
 nlohmann::ordered_json SchemaJson(const Schema& schema);
 // The same, compact.
 std::string SchemaToJson(const Schema& schema);
+
+// A schema from Iceberg's JSON form (as written by any Iceberg writer:
+// "decimal(9,2)" and "decimal( 9, 2 )" alike). DataLoss naming what is
+// malformed or unknown.
+absl::StatusOr<Schema> SchemaFromJson(const nlohmann::ordered_json& json);
 
 // Renumbers `fields` and everything they nest from `last_id` + 1, each
 // struct's fields before what they nest (as Iceberg assigns fresh ids), and

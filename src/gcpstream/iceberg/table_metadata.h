@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "gcpstream/iceberg/schema.h"
 
 namespace gcpstream::iceberg {
@@ -74,6 +76,9 @@ struct TableMetadata {
   std::vector<Snapshot> snapshots;
   std::vector<SnapshotLogEntry> snapshot_log;
   std::vector<MetadataLogEntry> metadata_log;
+  // The file as read, so that fields this model does not hold (other
+  // branches and tags, sort orders, statistics, ...) survive a rewrite.
+  nlohmann::ordered_json read_json;
 
   const Schema* CurrentSchema() const;
   friend bool operator==(const TableMetadata&, const TableMetadata&) = default;
@@ -88,8 +93,12 @@ TableMetadata NewTableMetadata(std::string table_uuid, std::string location,
 
 // The metadata file's JSON (spec "Table Metadata Fields", format v2): the
 // `main` branch points at the current snapshot; v1-only fields are left
-// out.
+// out. Fields of `read_json` this model does not hold are kept as read.
 std::string TableMetadataToJson(const TableMetadata& metadata);
+
+// Reads a metadata file. Format v2 only (Unimplemented naming the version
+// otherwise); DataLoss naming the field when it is malformed.
+absl::StatusOr<TableMetadata> TableMetadataFromJson(absl::string_view json);
 
 }  // namespace gcpstream::iceberg
 
