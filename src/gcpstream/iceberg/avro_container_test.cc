@@ -76,8 +76,8 @@ TEST(AvroContainerTest, IndependentReadersReadTheMetadataAndEveryDatum) {
       absl::StrCat(GCPSTREAM_TEST_OUTPUT_DIR, "/container.avro");
   std::ofstream(path, std::ios::binary) << writer.Finish();
 
-  const nlohmann::json read = nlohmann::json::parse(CommandOutput(
-      absl::StrCat(GCPSTREAM_PYTHON, " ", GCPSTREAM_READ_AVRO, " ", path)));
+  const nlohmann::json read = nlohmann::json::parse(CommandOutput(absl::StrCat(
+      GCPSTREAM_PYTHON, " ", GCPSTREAM_TESTDATA "/read_avro.py", " ", path)));
   EXPECT_EQ(read["metadata"],
             nlohmann::json::parse(R"json({"avro.codec": "null",
                 "content": "data", "format-version": "2"})json"));

@@ -84,9 +84,9 @@ TEST_F(FilesystemCatalogTest, CreateLoadAndCommitVersionsInOrder) {
               HasSubstr("/db/orders/metadata/v1.metadata.json"));
 
   // pyiceberg reads the latest version.
-  const nlohmann::json read = nlohmann::json::parse(CommandOutput(
-      absl::StrCat(GCPSTREAM_PYTHON, " ", GCPSTREAM_READ_TABLE_METADATA, " ",
-                   loaded->metadata_file)));
+  const nlohmann::json read = nlohmann::json::parse(CommandOutput(absl::StrCat(
+      GCPSTREAM_PYTHON, " ", GCPSTREAM_TESTDATA "/read_table_metadata.py", " ",
+      loaded->metadata_file)));
   EXPECT_EQ(read["current_snapshot_id"], 11);
   EXPECT_EQ(read["main"], 11);
 }

@@ -91,8 +91,10 @@ void OptionalLong(AvroEncoder& e, const std::optional<int64_t>& value) {
   e.Long(*value);
 }
 
-// An optional map: absent when empty, as "not known".
-void OptionalLongMap(AvroEncoder& e, const std::map<int32_t, int64_t>& map) {
+// An optional int-keyed map: absent when empty, as "not known".
+template <typename V, typename EncodeValue>
+void OptionalIntMap(AvroEncoder& e, const std::map<int32_t, V>& map,
+                    EncodeValue encode_value) {
   if (map.empty()) {
     e.UnionBranch(0);
     return;
@@ -101,25 +103,13 @@ void OptionalLongMap(AvroEncoder& e, const std::map<int32_t, int64_t>& map) {
   e.BlockCount(static_cast<int64_t>(map.size()));
   for (const auto& [key, value] : map) {
     e.Int(key);
-    e.Long(value);
+    encode_value(e, value);
   }
   e.EndBlocks();
 }
 
-void OptionalBytesMap(AvroEncoder& e,
-                      const std::map<int32_t, std::string>& map) {
-  if (map.empty()) {
-    e.UnionBranch(0);
-    return;
-  }
-  e.UnionBranch(1);
-  e.BlockCount(static_cast<int64_t>(map.size()));
-  for (const auto& [key, value] : map) {
-    e.Int(key);
-    e.Bytes(value);
-  }
-  e.EndBlocks();
-}
+void Count(AvroEncoder& e, int64_t value) { e.Long(value); }
+void Bound(AvroEncoder& e, const std::string& value) { e.Bytes(value); }
 
 std::string EncodeEntry(const ManifestEntry& entry) {
   AvroEncoder e;
@@ -134,12 +124,12 @@ std::string EncodeEntry(const ManifestEntry& entry) {
   // The unpartitioned spec's partition record has no fields.
   e.Long(file.record_count);
   e.Long(file.file_size_in_bytes);
-  OptionalLongMap(e, file.column_sizes);
-  OptionalLongMap(e, file.value_counts);
-  OptionalLongMap(e, file.null_value_counts);
+  OptionalIntMap(e, file.column_sizes, Count);
+  OptionalIntMap(e, file.value_counts, Count);
+  OptionalIntMap(e, file.null_value_counts, Count);
   e.UnionBranch(0);  // NaN counts: a footer cannot tell them.
-  OptionalBytesMap(e, file.lower_bounds);
-  OptionalBytesMap(e, file.upper_bounds);
+  OptionalIntMap(e, file.lower_bounds, Bound);
+  OptionalIntMap(e, file.upper_bounds, Bound);
   e.UnionBranch(0);  // No key metadata.
   if (file.split_offsets.empty()) {
     e.UnionBranch(0);

@@ -33,11 +33,12 @@ void Write(const std::string& path, const std::string& bytes) {
 // over a file pyarrow wrote, read back through pyiceberg: every row of the
 // file, through the manifests, by field id.
 TEST(ManifestTest, PyicebergScansATableMadeOfOurManifests) {
-  ASSERT_EQ(std::system(absl::StrCat(GCPSTREAM_PYTHON, " ",
-                                     GCPSTREAM_PARQUET_FIXTURES, " ", kDir,
-                                     "/fixtures")
-                            .c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(absl::StrCat(GCPSTREAM_PYTHON, " ",
+                               GCPSTREAM_TESTDATA "/write_parquet_fixtures.py",
+                               " ", kDir, "/fixtures")
+                      .c_str()),
+      0);
   const std::string table = kDir + "/table";
   std::filesystem::remove_all(table);
   const std::string data = table + "/data/flat.parquet";
@@ -91,8 +92,8 @@ TEST(ManifestTest, PyicebergScansATableMadeOfOurManifests) {
   Write(metadata_path, TableMetadataToJson(metadata));
 
   const std::string output = CommandOutput(absl::StrCat(
-      GCPSTREAM_PYTHON, " ", GCPSTREAM_SCAN_TABLE, " ", metadata_path, " ",
-      kDir, "/fixtures/flat_with_ids.parquet"));
+      GCPSTREAM_PYTHON, " ", GCPSTREAM_TESTDATA "/scan_table.py", " ",
+      metadata_path, " ", kDir, "/fixtures/flat_with_ids.parquet"));
   ASSERT_FALSE(output.empty()) << "pyiceberg could not scan " << table;
   const nlohmann::json read = nlohmann::json::parse(output);
   EXPECT_EQ(read["rows"], 10);

@@ -28,12 +28,13 @@ class ParquetFooterTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     const std::string command = absl::StrCat(
-        GCPSTREAM_PYTHON, " ", GCPSTREAM_PARQUET_FIXTURES, " ", Dir());
+        GCPSTREAM_PYTHON, " ", GCPSTREAM_TESTDATA "/write_parquet_fixtures.py",
+        " ", Dir());
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
   }
 
   // In the build tree: rewritten by every run.
-  static std::string Dir() { return GCPSTREAM_PARQUET_FIXTURE_DIR; }
+  static std::string Dir() { return GCPSTREAM_TEST_OUTPUT_DIR; }
 
   static nlohmann::json Expected() {
     std::ifstream in(Dir() + "/expected.json");

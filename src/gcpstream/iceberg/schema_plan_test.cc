@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "gcpstream/iceberg/schema_test_util.h"
 #include "gcpstream/iceberg/schema_update.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -15,15 +16,11 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Pair;
 
-Field Optional(int id, const std::string& name, Type type) {
-  return Field{id, name, false, std::move(type), ""};
-}
-Field Required(int id, const std::string& name, Type type) {
-  return Field{id, name, true, std::move(type), ""};
-}
-Type Long() { return Primitive(TypeKind::kLong); }
-Type Int() { return Primitive(TypeKind::kInt); }
-Type String() { return Primitive(TypeKind::kString); }
+using ::gcpstream::iceberg::testing::Int;
+using ::gcpstream::iceberg::testing::Long;
+using ::gcpstream::iceberg::testing::Optional;
+using ::gcpstream::iceberg::testing::Required;
+using ::gcpstream::iceberg::testing::String;
 
 FileSchema File(const std::string& path, std::vector<Field> fields,
                 std::vector<std::string> null_free = {}) {

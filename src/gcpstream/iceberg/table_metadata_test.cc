@@ -64,8 +64,9 @@ TEST(TableMetadataTest, PyicebergReadsEveryField) {
   const std::string path =
       absl::StrCat(GCPSTREAM_TEST_OUTPUT_DIR, "/v3.metadata.json");
   std::ofstream(path) << TableMetadataToJson(Sample());
-  const std::string output = CommandOutput(absl::StrCat(
-      GCPSTREAM_PYTHON, " ", GCPSTREAM_READ_TABLE_METADATA, " ", path));
+  const std::string output = CommandOutput(
+      absl::StrCat(GCPSTREAM_PYTHON, " ",
+                   GCPSTREAM_TESTDATA "/read_table_metadata.py", " ", path));
   ASSERT_FALSE(output.empty()) << "pyiceberg refused " << path;
   const nlohmann::json read = nlohmann::json::parse(output);
   EXPECT_EQ(read["format_version"], 2);
