@@ -30,8 +30,8 @@ void Write(const std::string& path, const std::string& bytes) {
 }
 
 // A table assembled from our manifest, manifest list and metadata writers
-// over a file pyarrow wrote, read back through pyiceberg: every row of the
-// file, through the manifests, by field id.
+// over a file pyarrow wrote, read back through pyiceberg and DuckDB: every
+// row of the file, through the manifests, by field id.
 TEST(ManifestTest, PyicebergScansATableMadeOfOurManifests) {
   ASSERT_EQ(
       std::system(absl::StrCat(GCPSTREAM_PYTHON, " ",
@@ -98,6 +98,7 @@ TEST(ManifestTest, PyicebergScansATableMadeOfOurManifests) {
   const nlohmann::json read = nlohmann::json::parse(output);
   EXPECT_EQ(read["rows"], 10);
   EXPECT_EQ(read["equal"], true) << output;
+  EXPECT_EQ(read["duckdb_equal"], true) << output;
   EXPECT_EQ(read["operation"], "append");
   EXPECT_EQ(read["summary"]["added-data-files"], "1");
   EXPECT_THAT(read["files"], ElementsAre(data));

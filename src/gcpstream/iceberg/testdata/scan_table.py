@@ -1,17 +1,38 @@
-"""Reads an Iceberg table through pyiceberg, from its metadata file, and
-compares its rows with the Parquet files it was made of (read by pyarrow).
+"""Reads an Iceberg table from its metadata file with two readers that
+share nothing with gcpstream — pyiceberg and DuckDB's iceberg extension —
+and compares their rows with the Parquet files it was made of (read by
+pyarrow).
 
 Usage: scan_table.py METADATA_FILE PARQUET_FILE...
-Prints JSON: the row count pyiceberg scanned, the snapshot's summary and
-whether the rows equal the files' rows in order.
+Prints JSON: the row count pyiceberg scanned, the snapshot's summary, and
+whether each reader's rows equal the files' rows in order.
 """
 
+import glob
 import json
+import os
 import sys
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.table import StaticTable
+
+
+def duckdb_rows(metadata_file):
+    """The table's rows through DuckDB, its extensions loaded from the
+    installed wheels (never downloaded)."""
+    connection = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    for name in ("avro", "iceberg"):
+        package = __import__(f"duckdb_extension_{name}")
+        root = os.path.dirname(package.__file__)
+        path = glob.glob(f"{root}/extensions/*/{name}.duckdb_extension")[0]
+        connection.execute(f"LOAD '{path}'")
+    result = connection.execute(
+        "SELECT * FROM iceberg_scan(?)", [metadata_file]).arrow()
+    if hasattr(result, "read_all"):
+        result = result.read_all()
+    return result.to_pylist()
 
 
 def main():
@@ -22,6 +43,7 @@ def main():
     print(json.dumps({
         "rows": scanned.num_rows,
         "equal": scanned.to_pylist() == original.to_pylist(),
+        "duckdb_equal": duckdb_rows(sys.argv[1]) == original.to_pylist(),
         "columns": scanned.column_names,
         "files": files,
         "summary": table.current_snapshot().summary.additional_properties,
