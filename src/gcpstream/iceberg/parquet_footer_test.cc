@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gcpstream/iceberg/parquet_schema.h"
+#include "gcpstream/iceberg/schema_plan.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -289,6 +290,34 @@ TEST_F(ParquetFooterTest, FixturesConvertToIcebergSchemasWithNullEvidence) {
   const ParquetFooter no_stats = Read("statistics_off");
   EXPECT_THAT(ProvenNullFreeColumns(no_stats, *ConvertParquetSchema(no_stats)),
               IsEmpty());
+}
+
+// What evolution sees of a file: its canonical schema and null evidence.
+TEST_F(ParquetFooterTest, AFilesSchemaForEvolutionIsCanonical) {
+  const std::string path = Path("nested_without_ids");
+  absl::StatusOr<FileSchema> file =
+      FileSchemaOf(path, Read("nested_without_ids"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ(file->path, path);
+  std::vector<std::string> names;
+  for (const Field& field : file->schema.fields) {
+    names.push_back(absl::StrCat(field.id, ":", field.name));
+  }
+  // Sorted by name, renumbered from 1, each struct's fields first.
+  EXPECT_THAT(names, ElementsAre("1:attrs", "2:order", "3:tags"));
+  EXPECT_EQ(file->schema.fields[1].type.fields[0].id, 6);  // order.id.
+  EXPECT_THAT(file->null_free_columns, IsEmpty());
+
+  ParquetFooter unsigned64 = Read("flat_with_ids");
+  for (ParquetSchemaElement& element : unsigned64.schema) {
+    if (element.name == "count") element.logical_type->bit_width = 64;
+  }
+  absl::StatusOr<FileSchema> refused = FileSchemaOf(path, unsigned64);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr(absl::StrCat(path,
+                                     ": column 'count': unsigned "
+                                     "64-bit integers")));
 }
 
 TEST_F(ParquetFooterTest, WhatIsNotAParquetFileIsRefusedWithThePath) {
