@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <exception>
 #include <memory>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -61,6 +62,13 @@ absl::StatusOr<wire::FileMetaData> Deserialize(absl::string_view metadata) {
     return Corrupt(error.what());
   } catch (const std::length_error& error) {
     return Corrupt(error.what());
+  } catch (const std::bad_alloc&) {
+    // Counts are bounded by the footer's size, but a large corrupt footer
+    // can still ask for more memory than there is.
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "the Parquet footer (", metadata.size(),
+        " bytes) asks for more memory than is available; it is corrupt or "
+        "too large"));
   }
   return decoded;
 }

@@ -246,10 +246,7 @@ SchemaPlan PlanWindow(const std::optional<Schema>& table,
     std::set<int32_t> base_ids;
     CollectIds(table->fields, base_ids);
     for (Field& field : merged.fields) RelaxAdded(field, base_ids);
-    if (merged.fields != table->fields) {
-      merged.schema_id = table->schema_id + 1;
-      plan.new_schema = std::move(merged);
-    }
+    if (merged.fields != table->fields) plan.new_schema = std::move(merged);
   }
   std::sort(plan.incompatible.begin(), plan.incompatible.end());
   return plan;

@@ -57,6 +57,8 @@ std::vector<SchemaGroup> GroupBySchema(const std::vector<FileSchema>& files);
 // registered (docs/iceberg.md, "A window's schema plan").
 struct SchemaPlan {
   // The table's schema after the window; nullopt when it does not change.
+  // Its schema id is left to the commit, which reuses the id of an equal
+  // schema the table already has or takes the highest id + 1.
   std::optional<Schema> new_schema;
   // The table is missing and will be created with `new_schema`.
   bool create_table = false;
