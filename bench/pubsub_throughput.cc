@@ -61,9 +61,19 @@ struct Result {
   }
 };
 
+// A benchmark has no one to hand an error to: it reports it and stops, so
+// a broken run never prints figures.
 void Check(const absl::Status& status) {
   if (status.ok()) return;
   std::fprintf(stderr, "%s\n", status.ToString().c_str());
+  std::exit(1);
+}
+
+void Check(const grpc::Status& status, const char* call) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "%s failed: %d %s\n", call,
+               static_cast<int>(status.error_code()),
+               status.error_message().c_str());
   std::exit(1);
 }
 
@@ -132,10 +142,41 @@ void Acknowledge(v1::Subscriber::Stub& stub,
     grpc::ClientContext context;
     LikeTheConnectors(context);
     google::protobuf::Empty empty;
-    if (!stub.Acknowledge(&context, request, &empty).ok()) std::exit(1);
+    Check(stub.Acknowledge(&context, request, &empty), "Acknowledge");
   }
   ack_ids.clear();
 }
+
+// What both raw pull loops do with a response, as the source does: copy
+// each message's data, and acknowledge every kCheckpointEvery messages as
+// a completed checkpoint would.
+class RawConsumer {
+ public:
+  explicit RawConsumer(v1::Subscriber::Stub& stub) : stub_(stub) {}
+
+  void Take(v1::StreamingPullResponse& response) {
+    for (v1::ReceivedMessage& message : *response.mutable_received_messages()) {
+      records_.push_back(message.message().data());
+      bytes += static_cast<int64_t>(records_.back().size());
+      ack_ids_.push_back(std::move(*message.mutable_ack_id()));
+      ++received;
+    }
+    records_.clear();
+    if (static_cast<int64_t>(ack_ids_.size()) >= kCheckpointEvery) {
+      AcknowledgeAll();
+    }
+  }
+
+  void AcknowledgeAll() { Acknowledge(stub_, ack_ids_); }
+
+  int64_t received = 0;
+  int64_t bytes = 0;
+
+ private:
+  v1::Subscriber::Stub& stub_;
+  std::vector<std::string> records_;
+  std::vector<std::string> ack_ids_;
+};
 
 Result RunSink(const std::string& address, int64_t messages,
                const std::string& payload) {
@@ -198,7 +239,7 @@ Result RunRawPublish(const std::string& address, int64_t messages,
     LikeTheConnectors(context, kTopicRouting);
     v1::PublishResponse response;
     const absl::Time sent = absl::Now();
-    if (!stub->Publish(&context, request, &response).ok()) std::exit(1);
+    Check(stub->Publish(&context, request, &response), "Publish");
     latencies.push_back(absl::ToDoubleSeconds(absl::Now() - sent));
   }
   return Result{.scenario = "raw publish",
@@ -248,7 +289,7 @@ Result RunRawAsyncPublish(const std::string& address, int64_t messages,
     stub->async()->Publish(
         &call->context, &call->request, &call->response,
         [call, &mu, &in_flight, &latencies](const grpc::Status& status) {
-          if (!status.ok()) std::exit(1);
+          Check(status, "Publish");
           const double seconds =
               absl::ToDoubleSeconds(absl::Now() - call->sent);
           absl::MutexLock lock(&mu);
@@ -349,30 +390,18 @@ Result RunRawPull(const std::string& address, int64_t messages) {
   v1::StreamingPullRequest first;
   first.set_subscription(kSubscription);
   first.set_stream_ack_deadline_seconds(60);
-  if (!stream->Write(first)) std::exit(1);
-  int64_t received = 0;
-  int64_t bytes = 0;
-  std::vector<std::string> records;
-  std::vector<std::string> ack_ids;
+  if (!stream->Write(first)) Check(stream->Finish(), "StreamingPull");
+  RawConsumer consumer(*stub);
   v1::StreamingPullResponse response;
-  while (received < messages && stream->Read(&response)) {
-    for (v1::ReceivedMessage& message : *response.mutable_received_messages()) {
-      records.push_back(message.message().data());
-      bytes += static_cast<int64_t>(records.back().size());
-      ack_ids.push_back(std::move(*message.mutable_ack_id()));
-      ++received;
-    }
-    records.clear();
-    if (static_cast<int64_t>(ack_ids.size()) >= kCheckpointEvery) {
-      Acknowledge(*stub, ack_ids);
-    }
+  while (consumer.received < messages && stream->Read(&response)) {
+    consumer.Take(response);
   }
-  Acknowledge(*stub, ack_ids);
+  consumer.AcknowledgeAll();
   context.TryCancel();
   (void)stream->Finish();
   return Result{.scenario = "raw streaming pull",
-                .messages = received,
-                .bytes = bytes,
+                .messages = consumer.received,
+                .bytes = consumer.bytes,
                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
                 .cpu_seconds = CpuSeconds() - cpu,
                 .rss_mib = PeakRssMib()};
@@ -446,30 +475,17 @@ Result RunRawAsyncPull(const std::string& address, int64_t messages) {
   const absl::Time start = absl::Now();
   Reactor reactor;
   reactor.Start(*stub);
-  int64_t received = 0;
-  int64_t bytes = 0;
-  std::vector<std::string> records;
-  std::vector<std::string> ack_ids;
-  while (received < messages) {
+  RawConsumer consumer(*stub);
+  while (consumer.received < messages) {
     std::optional<v1::StreamingPullResponse> response = reactor.Next();
     if (!response.has_value()) break;
-    for (v1::ReceivedMessage& message :
-         *response->mutable_received_messages()) {
-      records.push_back(message.message().data());
-      bytes += static_cast<int64_t>(records.back().size());
-      ack_ids.push_back(std::move(*message.mutable_ack_id()));
-      ++received;
-    }
-    records.clear();
-    if (static_cast<int64_t>(ack_ids.size()) >= kCheckpointEvery) {
-      Acknowledge(*stub, ack_ids);
-    }
+    consumer.Take(*response);
   }
-  Acknowledge(*stub, ack_ids);
+  consumer.AcknowledgeAll();
   reactor.Stop();
   return Result{.scenario = "raw async pull",
-                .messages = received,
-                .bytes = bytes,
+                .messages = consumer.received,
+                .bytes = consumer.bytes,
                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
                 .cpu_seconds = CpuSeconds() - cpu,
                 .rss_mib = PeakRssMib()};
