@@ -24,6 +24,7 @@
 #include "gcpstream/cli/cli_test_util.h"
 #include "gcpstream/emulators/provisioning.h"
 #include "gcpstream/pubsub/pubsub_emulator_test_util.h"
+#include "gcpstream/testing/spanner_query.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
@@ -79,28 +80,15 @@ Expected Predict() {
 
 std::map<int64_t, std::vector<std::string>> ReadRows(
     const std::shared_ptr<grpc::Channel>& channel) {
-  auto stub = google::spanner::v1::Spanner::NewStub(channel);
-  google::spanner::v1::Session session;
-  {
-    grpc::ClientContext context;
-    google::spanner::v1::CreateSessionRequest request;
-    request.set_database(kDatabase);
-    EXPECT_TRUE(stub->CreateSession(&context, request, &session).ok());
-  }
-  grpc::ClientContext context;
-  google::spanner::v1::ExecuteSqlRequest query;
-  query.set_session(session.name());
-  query.set_sql(
+  auto result = gcpstream::testing::QuerySpanner(
+      channel, kDatabase,
       "SELECT OrderId, Region, CustomerId, CAST(Amount AS STRING), "
       "FORMAT_TIMESTAMP('%Y-%m-%dT%H:%M:%SZ', PlacedAt, 'UTC') FROM Orders");
-  google::spanner::v1::ResultSet result;
-  const grpc::Status status = stub->ExecuteSql(&context, query, &result);
-  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(result.ok()) << result.status();
   std::map<int64_t, std::vector<std::string>> rows;
-  for (const auto& row : result.rows()) {
-    rows[std::stoll(row.values(0).string_value())] = {
-        row.values(1).string_value(), row.values(2).string_value(),
-        row.values(3).string_value(), row.values(4).string_value()};
+  for (const std::vector<std::string>& row :
+       result.value_or(std::vector<std::vector<std::string>>())) {
+    rows[std::stoll(row[0])] = {row[1], row[2], row[3], row[4]};
   }
   return rows;
 }

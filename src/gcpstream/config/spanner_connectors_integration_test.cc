@@ -20,6 +20,7 @@
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/emulators/provisioning.h"
+#include "gcpstream/testing/spanner_query.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
@@ -37,29 +38,9 @@ constexpr char kDatabase[] =
 // Every row of `sql` as strings.
 std::vector<std::vector<std::string>> Query(
     const std::shared_ptr<grpc::Channel>& channel, const std::string& sql) {
-  auto stub = google::spanner::v1::Spanner::NewStub(channel);
-  google::spanner::v1::Session session;
-  {
-    grpc::ClientContext context;
-    google::spanner::v1::CreateSessionRequest request;
-    request.set_database(kDatabase);
-    EXPECT_TRUE(stub->CreateSession(&context, request, &session).ok());
-  }
-  grpc::ClientContext context;
-  google::spanner::v1::ExecuteSqlRequest query;
-  query.set_session(session.name());
-  query.set_sql(sql);
-  google::spanner::v1::ResultSet result;
-  const grpc::Status status = stub->ExecuteSql(&context, query, &result);
-  EXPECT_TRUE(status.ok()) << status.error_message();
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& row : result.rows()) {
-    std::vector<std::string>& out = rows.emplace_back();
-    for (const auto& value : row.values()) {
-      out.push_back(value.has_null_value() ? "NULL" : value.string_value());
-    }
-  }
-  return rows;
+  auto rows = gcpstream::testing::QuerySpanner(channel, kDatabase, sql);
+  EXPECT_TRUE(rows.ok()) << rows.status();
+  return rows.ok() ? *std::move(rows) : std::vector<std::vector<std::string>>();
 }
 
 TEST(SpannerConnectorsTest, MapsRecordsToTypedColumnsAndRoutesRefusals) {

@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/emulators/provisioning.h"
+#include "gcpstream/testing/spanner_query.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
@@ -40,27 +41,16 @@ constexpr char kDatabase[] =
 
 std::map<int64_t, int64_t> ReadTable(
     const std::shared_ptr<grpc::Channel>& channel) {
-  auto stub = google::spanner::v1::Spanner::NewStub(channel);
-  google::spanner::v1::Session session;
-  {
-    grpc::ClientContext context;
-    google::spanner::v1::CreateSessionRequest request;
-    request.set_database(kDatabase);
-    EXPECT_TRUE(stub->CreateSession(&context, request, &session).ok());
-  }
-  grpc::ClientContext context;
-  google::spanner::v1::ExecuteSqlRequest query;
-  query.set_session(session.name());
-  query.set_sql("SELECT Id, Seq FROM Counters");
-  google::spanner::v1::ResultSet result;
-  grpc::Status status = stub->ExecuteSql(&context, query, &result);
-  EXPECT_TRUE(status.ok()) << status.error_message();
+  auto result = gcpstream::testing::QuerySpanner(
+      channel, kDatabase, "SELECT Id, Seq FROM Counters");
+  EXPECT_TRUE(result.ok()) << result.status();
   std::map<int64_t, int64_t> rows;
-  for (const auto& row : result.rows()) {
+  for (const std::vector<std::string>& row :
+       result.value_or(std::vector<std::vector<std::string>>())) {
     int64_t id = 0;
     int64_t seq = 0;
-    EXPECT_TRUE(absl::SimpleAtoi(row.values(0).string_value(), &id));
-    EXPECT_TRUE(absl::SimpleAtoi(row.values(1).string_value(), &seq));
+    EXPECT_TRUE(absl::SimpleAtoi(row[0], &id));
+    EXPECT_TRUE(absl::SimpleAtoi(row[1], &seq));
     rows[id] = seq;
   }
   return rows;
