@@ -221,6 +221,21 @@ Result RunSink(const std::string& address, int64_t messages,
   return result;
 }
 
+// A raw publish loop's figures, from when it `start`ed and the CPU seconds
+// `cpu` it had used by then.
+Result PublishResult(std::string scenario, int64_t messages,
+                     const std::string& payload, absl::Time start, double cpu,
+                     std::vector<double> latencies) {
+  return Result{.scenario = std::move(scenario),
+                .messages = messages,
+                .bytes = messages * static_cast<int64_t>(payload.size()),
+                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                .cpu_seconds = CpuSeconds() - cpu,
+                .rss_mib = PeakRssMib(),
+                .p50_ms = QuantileMs(latencies, 0.5),
+                .p99_ms = QuantileMs(std::move(latencies), 0.99)};
+}
+
 // The same requests, built straight into protos and sent one at a time.
 Result RunRawPublish(const std::string& address, int64_t messages,
                      const std::string& payload) {
@@ -242,14 +257,7 @@ Result RunRawPublish(const std::string& address, int64_t messages,
     Check(stub->Publish(&context, request, &response), "Publish");
     latencies.push_back(absl::ToDoubleSeconds(absl::Now() - sent));
   }
-  return Result{.scenario = "raw publish",
-                .messages = messages,
-                .bytes = messages * static_cast<int64_t>(payload.size()),
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib(),
-                .p50_ms = QuantileMs(latencies, 0.5),
-                .p99_ms = QuantileMs(latencies, 0.99)};
+  return PublishResult("raw publish", messages, payload, start, cpu, latencies);
 }
 
 // The same requests through the callback API, with as many in flight as
@@ -303,14 +311,8 @@ Result RunRawAsyncPublish(const std::string& address, int64_t messages,
         +[](const int* n) { return *n == 0; },
         static_cast<const int*>(&in_flight)));
   }
-  return Result{.scenario = "raw async publish",
-                .messages = messages,
-                .bytes = messages * static_cast<int64_t>(payload.size()),
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib(),
-                .p50_ms = QuantileMs(latencies, 0.5),
-                .p99_ms = QuantileMs(latencies, 0.99)};
+  return PublishResult("raw async publish", messages, payload, start, cpu,
+                       latencies);
 }
 
 class CountingOutput final : public runtime::ReaderOutput<std::string> {

@@ -23,8 +23,8 @@
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/cli/cli_test_util.h"
 #include "gcpstream/emulators/provisioning.h"
+#include "gcpstream/emulators/spanner_query.h"
 #include "gcpstream/pubsub/pubsub_emulator_test_util.h"
-#include "gcpstream/testing/spanner_query.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
@@ -80,7 +80,7 @@ Expected Predict() {
 
 std::map<int64_t, std::vector<std::string>> ReadRows(
     const std::shared_ptr<grpc::Channel>& channel) {
-  auto result = gcpstream::testing::QuerySpanner(
+  auto result = emulators::QuerySpanner(
       channel, kDatabase,
       "SELECT OrderId, Region, CustomerId, CAST(Amount AS STRING), "
       "FORMAT_TIMESTAMP('%Y-%m-%dT%H:%M:%SZ', PlacedAt, 'UTC') FROM Orders");

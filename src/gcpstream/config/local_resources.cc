@@ -8,8 +8,8 @@
 #include "absl/time/clock.h"
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/emulators/provisioning.h"
+#include "gcpstream/emulators/spanner_query.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
-#include "google/spanner/v1/spanner.grpc.pb.h"
 
 namespace gcpstream::config {
 namespace {
@@ -56,28 +56,15 @@ absl::StatusOr<int64_t> CountMessages(
 absl::StatusOr<std::string> CountRows(
     const std::shared_ptr<grpc::Channel>& channel, const std::string& database,
     const std::string& table) {
-  auto stub = google::spanner::v1::Spanner::NewStub(channel);
-  google::spanner::v1::Session session;
-  {
-    grpc::ClientContext context;
-    google::spanner::v1::CreateSessionRequest request;
-    request.set_database(database);
-    const grpc::Status status =
-        stub->CreateSession(&context, request, &session);
-    if (!status.ok()) {
-      return absl::UnavailableError(status.error_message());
-    }
+  absl::StatusOr<std::vector<std::vector<std::string>>> rows =
+      emulators::QuerySpanner(channel, database,
+                              absl::StrCat("SELECT COUNT(*) FROM ", table));
+  if (!rows.ok()) return rows.status();
+  if (rows->size() != 1 || rows->front().size() != 1) {
+    return absl::UnavailableError(
+        absl::StrCat("counting the rows of ", table, " returned no count"));
   }
-  grpc::ClientContext context;
-  google::spanner::v1::ExecuteSqlRequest query;
-  query.set_session(session.name());
-  query.set_sql(absl::StrCat("SELECT COUNT(*) FROM ", table));
-  google::spanner::v1::ResultSet result;
-  const grpc::Status status = stub->ExecuteSql(&context, query, &result);
-  if (!status.ok() || result.rows_size() != 1) {
-    return absl::UnavailableError(status.error_message());
-  }
-  return result.rows(0).values(0).string_value();
+  return rows->front().front();
 }
 
 }  // namespace

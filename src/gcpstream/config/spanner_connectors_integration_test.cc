@@ -20,7 +20,7 @@
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/emulators/provisioning.h"
-#include "gcpstream/testing/spanner_query.h"
+#include "gcpstream/emulators/spanner_query.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
@@ -38,7 +38,7 @@ constexpr char kDatabase[] =
 // Every row of `sql` as strings.
 std::vector<std::vector<std::string>> Query(
     const std::shared_ptr<grpc::Channel>& channel, const std::string& sql) {
-  auto rows = gcpstream::testing::QuerySpanner(channel, kDatabase, sql);
+  auto rows = emulators::QuerySpanner(channel, kDatabase, sql);
   EXPECT_TRUE(rows.ok()) << rows.status();
   return rows.ok() ? *std::move(rows) : std::vector<std::vector<std::string>>();
 }

@@ -22,7 +22,7 @@
 #include "absl/time/clock.h"
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/emulators/provisioning.h"
-#include "gcpstream/testing/spanner_query.h"
+#include "gcpstream/emulators/spanner_query.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
@@ -41,8 +41,8 @@ constexpr char kDatabase[] =
 
 std::map<int64_t, int64_t> ReadTable(
     const std::shared_ptr<grpc::Channel>& channel) {
-  auto result = gcpstream::testing::QuerySpanner(
-      channel, kDatabase, "SELECT Id, Seq FROM Counters");
+  auto result = emulators::QuerySpanner(channel, kDatabase,
+                                        "SELECT Id, Seq FROM Counters");
   EXPECT_TRUE(result.ok()) << result.status();
   std::map<int64_t, int64_t> rows;
   for (const std::vector<std::string>& row :

@@ -1,16 +1,16 @@
-#include "gcpstream/testing/spanner_query.h"
+#include "gcpstream/emulators/spanner_query.h"
 
 #include <grpcpp/client_context.h>
 
 #include "absl/strings/str_cat.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
 
-namespace gcpstream::testing {
+namespace gcpstream::emulators {
 namespace {
 
 absl::Status Failed(const char* call, const grpc::Status& status) {
-  return absl::UnknownError(absl::StrCat(call, " failed: ", status.error_code(),
-                                         " ", status.error_message()));
+  return absl::UnavailableError(absl::StrCat(
+      call, " failed: ", status.error_code(), " ", status.error_message()));
 }
 
 }  // namespace
@@ -45,4 +45,4 @@ absl::StatusOr<std::vector<std::vector<std::string>>> QuerySpanner(
   return rows;
 }
 
-}  // namespace gcpstream::testing
+}  // namespace gcpstream::emulators
