@@ -3,7 +3,8 @@
 #   - Debian packages listed in deps/apt-packages.txt (only missing ones),
 #   - the Google Cloud emulators (checked; installed if an apt source has them),
 #   - npm packages pinned in package-lock.json (only when the lock changed),
-#   - a Python virtual environment .venv with requirements-test.txt.
+#   - a Python virtual environment .venv with requirements-test.txt;
+#   - .tools/: the Iceberg REST catalog fixture jar (Maven Central).
 # A second run on a ready machine only checks, in a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +91,26 @@ if [[ ! -f $stamp || "$(cat "$stamp")" != "$requirements_hash" ]]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check \
     -r requirements-test.txt
   echo "$requirements_hash" > "$stamp"
+fi
+
+# --- Maven Central: the Iceberg REST catalog fixture ---------------------------
+# Iceberg's reference REST server (org.apache.iceberg.rest.RESTCatalogServer,
+# the jar behind the apache/iceberg-rest-fixture image), which the add-files
+# tests run on loopback. Checked against Maven Central's SHA-1.
+iceberg_rest_version=1.10.0
+iceberg_rest_jar=".tools/iceberg-open-api-${iceberg_rest_version}.jar"
+if [[ ! -f $iceberg_rest_jar ]]; then
+  log "Iceberg REST catalog fixture ${iceberg_rest_version} (Maven Central)"
+  mkdir -p .tools
+  url="https://repo1.maven.org/maven2/org/apache/iceberg/iceberg-open-api/${iceberg_rest_version}/iceberg-open-api-${iceberg_rest_version}.jar"
+  curl -fsSL --retry 3 -o "$iceberg_rest_jar.part" "$url"
+  expected="$(curl -fsSL --retry 3 "$url.sha1" | cut -c1-40)"
+  if [[ "$(sha1sum "$iceberg_rest_jar.part" | cut -d' ' -f1)" != "$expected" ]]; then
+    log "the Iceberg REST fixture jar does not match Maven Central's SHA-1"
+    rm -f "$iceberg_rest_jar.part"
+    exit 1
+  fi
+  mv "$iceberg_rest_jar.part" "$iceberg_rest_jar"
 fi
 
 log "ready ($root)"

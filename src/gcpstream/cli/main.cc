@@ -3,6 +3,7 @@
 //   gcpstream validate PIPELINE.yaml
 //   gcpstream run [--local] PIPELINE.yaml
 //   gcpstream emulators exec|start|env|status|stop
+//   gcpstream iceberg add-files --catalog DIR --table NS.NAME [PATHS...]
 //   gcpstream --version
 //
 // See docs/cli.md. Exit codes: 0 done, 1 the job failed, 2 the file or the
@@ -30,6 +31,7 @@
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/emulators/emulator_set.h"
 #include "gcpstream/emulators/emulators_command.h"
+#include "gcpstream/iceberg/add_files_command.h"
 
 namespace gcpstream::cli {
 
@@ -224,6 +226,10 @@ int main(int argc, char** argv) {
                          "run a pipeline until its input ends or it "
                          "is stopped (Ctrl-C)");
   run->add_option("pipeline", path, "the pipeline file")->required();
+  CLI::App* iceberg =
+      app.add_subcommand("iceberg", "Iceberg table operations (add-files)");
+  iceberg->require_subcommand(1);
+  gcpstream::iceberg::AddFilesCommand add_files(*iceberg);
   CLI::App* emulators = app.add_subcommand(
       "emulators",
       "start, inspect and stop the local emulators (exec, start, env, "
@@ -251,5 +257,6 @@ int main(int argc, char** argv) {
   }
   if (validate->parsed()) return gcpstream::cli::Validate(path);
   if (emulators->parsed()) return emulators_command.Run();
+  if (add_files.parsed()) return add_files.Run();
   return gcpstream::cli::Run(path, run_flags);
 }

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <utility>
 
@@ -14,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "gcpstream/iceberg/random_ids.h"
 #include "spdlog/spdlog.h"
 
 namespace gcpstream::iceberg {
@@ -25,10 +26,7 @@ std::string VersionFile(const std::string& metadata_dir, int version) {
   return absl::StrCat(metadata_dir, "/v", version, ".metadata.json");
 }
 
-std::string RandomName() {
-  std::random_device random;
-  return absl::StrCat(random(), "-", random());
-}
+int64_t NowMillis() { return absl::ToUnixMillis(absl::Now()); }
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -84,7 +82,7 @@ std::string FilesystemCatalog::TableLocation(
 }
 
 absl::StatusOr<LoadedTable> FilesystemCatalog::Load(
-    const TableIdentifier& table) const {
+    const TableIdentifier& table) {
   const std::string metadata_dir = TableLocation(table) + "/metadata";
   int version = 0;
   absl::StatusOr<std::string> hint =
@@ -115,20 +113,30 @@ absl::StatusOr<LoadedTable> FilesystemCatalog::Load(
 }
 
 absl::StatusOr<LoadedTable> FilesystemCatalog::Create(
-    const TableIdentifier& table, TableMetadata metadata) {
-  if (Load(table).ok()) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("table ", TableLocation(table), " already exists"));
-  }
-  absl::StatusOr<LoadedTable> created = Write(table, 1, std::move(metadata));
-  if (created.status().code() == absl::StatusCode::kAborted) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        "table ", TableLocation(table), " was created by another writer"));
-  }
-  return created;
+    const TableIdentifier& table, const Schema& schema, int32_t last_column_id,
+    const std::map<std::string, std::string>& properties) {
+  return CreateMetadata(
+      table, NewTableMetadata(RandomUuid(), TableLocation(table), schema,
+                              last_column_id, properties, NowMillis()));
 }
 
 absl::StatusOr<LoadedTable> FilesystemCatalog::Commit(
+    const TableIdentifier& table, const LoadedTable& base,
+    const TableChange& change) {
+  return CommitMetadata(table, base,
+                        ApplyTableChange(base.metadata, change, NowMillis()));
+}
+
+absl::StatusOr<LoadedTable> FilesystemCatalog::CreateMetadata(
+    const TableIdentifier& table, TableMetadata metadata) {
+  if (Load(table).ok()) {
+    return absl::AbortedError(
+        absl::StrCat("table ", TableLocation(table), " already exists"));
+  }
+  return Write(table, 1, std::move(metadata));
+}
+
+absl::StatusOr<LoadedTable> FilesystemCatalog::CommitMetadata(
     const TableIdentifier& table, const LoadedTable& base,
     TableMetadata updated) {
   updated.metadata_log.push_back(
@@ -146,7 +154,7 @@ absl::StatusOr<LoadedTable> FilesystemCatalog::Write(
         absl::StrCat(metadata_dir, ": cannot create: ", error.message()));
   }
   const std::string staged =
-      absl::StrCat(metadata_dir, "/", RandomName(), ".metadata.json.tmp");
+      absl::StrCat(metadata_dir, "/", RandomUuid(), ".metadata.json.tmp");
   if (absl::Status written = WriteFile(staged, TableMetadataToJson(metadata));
       !written.ok()) {
     return written;

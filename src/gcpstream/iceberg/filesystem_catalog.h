@@ -1,25 +1,15 @@
 #ifndef GCPSTREAM_ICEBERG_FILESYSTEM_CATALOG_H_
 #define GCPSTREAM_ICEBERG_FILESYSTEM_CATALOG_H_
 
+#include <cstdint>
+#include <map>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
+#include "gcpstream/iceberg/catalog.h"
 #include "gcpstream/iceberg/table_metadata.h"
 
 namespace gcpstream::iceberg {
-
-struct TableIdentifier {
-  std::vector<std::string> namespace_levels;
-  std::string name;
-};
-
-// A table's metadata as a catalog holds it: the version a commit builds on.
-struct LoadedTable {
-  TableMetadata metadata;
-  int version = 0;
-  std::string metadata_file;
-};
 
 // Iceberg's filesystem ("Hadoop") catalog on local files: a table lives in
 // `<warehouse>/<namespace levels>/<name>`, its versions are
@@ -27,7 +17,7 @@ struct LoadedTable {
 // latest. A commit creates `v<N+1>` only if no other commit did first (a
 // hard link, which never replaces: POSIX rename would), so two writers
 // from the same version cannot both win.
-class FilesystemCatalog {
+class FilesystemCatalog final : public Catalog {
  public:
   explicit FilesystemCatalog(std::string warehouse);
 
@@ -36,18 +26,28 @@ class FilesystemCatalog {
   // The latest version: the hint's, or a later one it lags behind, or the
   // highest on disk when the hint is missing. NotFound when the table has
   // no version.
-  absl::StatusOr<LoadedTable> Load(const TableIdentifier& table) const;
+  absl::StatusOr<LoadedTable> Load(const TableIdentifier& table) override;
 
-  // Version 1 of a new table; AlreadyExists when the table exists.
-  absl::StatusOr<LoadedTable> Create(const TableIdentifier& table,
-                                     TableMetadata metadata);
+  // Version 1 of a new table with a random uuid.
+  absl::StatusOr<LoadedTable> Create(
+      const TableIdentifier& table, const Schema& schema,
+      int32_t last_column_id,
+      const std::map<std::string, std::string>& properties) override;
 
-  // Version `base.version + 1` with `updated` (the previous file joins its
-  // metadata log). Aborted when another commit made that version first:
-  // reload, recompute, retry.
+  // Version `base.version + 1`: `change` applied to `base`.
   absl::StatusOr<LoadedTable> Commit(const TableIdentifier& table,
                                      const LoadedTable& base,
-                                     TableMetadata updated);
+                                     const TableChange& change) override;
+
+  // The primitives the above are made of. CreateMetadata: version 1;
+  // Aborted when the table exists. CommitMetadata: version
+  // `base.version + 1` with `updated` (the previous file joins its metadata
+  // log); Aborted when another commit made that version first.
+  absl::StatusOr<LoadedTable> CreateMetadata(const TableIdentifier& table,
+                                             TableMetadata metadata);
+  absl::StatusOr<LoadedTable> CommitMetadata(const TableIdentifier& table,
+                                             const LoadedTable& base,
+                                             TableMetadata updated);
 
  private:
   absl::StatusOr<LoadedTable> Write(const TableIdentifier& table, int version,

@@ -60,11 +60,12 @@ class FilesystemCatalogTest : public ::testing::Test {
 TEST_F(FilesystemCatalogTest, CreateLoadAndCommitVersionsInOrder) {
   UseWarehouse();
   EXPECT_EQ(catalog_.Load(table_).status().code(), absl::StatusCode::kNotFound);
-  absl::StatusOr<LoadedTable> created = catalog_.Create(table_, Fresh());
+  absl::StatusOr<LoadedTable> created =
+      catalog_.CreateMetadata(table_, Fresh());
   ASSERT_TRUE(created.ok()) << created.status();
   EXPECT_EQ(created->version, 1);
-  EXPECT_EQ(catalog_.Create(table_, Fresh()).status().code(),
-            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(catalog_.CreateMetadata(table_, Fresh()).status().code(),
+            absl::StatusCode::kAborted);
 
   absl::StatusOr<LoadedTable> loaded = catalog_.Load(table_);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -72,7 +73,7 @@ TEST_F(FilesystemCatalogTest, CreateLoadAndCommitVersionsInOrder) {
             TableMetadataToJson(created->metadata));
 
   absl::StatusOr<LoadedTable> second =
-      catalog_.Commit(table_, *loaded, WithSnapshot(*loaded, 11));
+      catalog_.CommitMetadata(table_, *loaded, WithSnapshot(*loaded, 11));
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_EQ(second->version, 2);
   loaded = catalog_.Load(table_);
@@ -93,12 +94,13 @@ TEST_F(FilesystemCatalogTest, CreateLoadAndCommitVersionsInOrder) {
 
 TEST_F(FilesystemCatalogTest, OfTwoCommitsFromOneVersionOnlyTheFirstWins) {
   UseWarehouse();
-  ASSERT_TRUE(catalog_.Create(table_, Fresh()).ok());
+  ASSERT_TRUE(catalog_.CreateMetadata(table_, Fresh()).ok());
   absl::StatusOr<LoadedTable> base = catalog_.Load(table_);
   ASSERT_TRUE(base.ok());
-  ASSERT_TRUE(catalog_.Commit(table_, *base, WithSnapshot(*base, 21)).ok());
+  ASSERT_TRUE(
+      catalog_.CommitMetadata(table_, *base, WithSnapshot(*base, 21)).ok());
   absl::StatusOr<LoadedTable> late =
-      catalog_.Commit(table_, *base, WithSnapshot(*base, 22));
+      catalog_.CommitMetadata(table_, *base, WithSnapshot(*base, 22));
   EXPECT_EQ(late.status().code(), absl::StatusCode::kAborted);
   EXPECT_THAT(late.status().message(), HasSubstr("reload the table"));
   absl::StatusOr<LoadedTable> now = catalog_.Load(table_);
@@ -113,10 +115,11 @@ TEST_F(FilesystemCatalogTest, OfTwoCommitsFromOneVersionOnlyTheFirstWins) {
 
 TEST_F(FilesystemCatalogTest, AMissingOrLaggingHintStillFindsTheLatest) {
   UseWarehouse();
-  ASSERT_TRUE(catalog_.Create(table_, Fresh()).ok());
+  ASSERT_TRUE(catalog_.CreateMetadata(table_, Fresh()).ok());
   absl::StatusOr<LoadedTable> base = catalog_.Load(table_);
   ASSERT_TRUE(base.ok());
-  ASSERT_TRUE(catalog_.Commit(table_, *base, WithSnapshot(*base, 31)).ok());
+  ASSERT_TRUE(
+      catalog_.CommitMetadata(table_, *base, WithSnapshot(*base, 31)).ok());
   const std::string hint =
       catalog_.TableLocation(table_) + "/metadata/version-hint.text";
   std::ofstream(hint) << "1";
@@ -127,7 +130,7 @@ TEST_F(FilesystemCatalogTest, AMissingOrLaggingHintStillFindsTheLatest) {
 
 TEST_F(FilesystemCatalogTest, FieldsOutsideTheModelSurviveACommit) {
   UseWarehouse();
-  ASSERT_TRUE(catalog_.Create(table_, Fresh()).ok());
+  ASSERT_TRUE(catalog_.CreateMetadata(table_, Fresh()).ok());
   // Another writer's metadata: a tag, a sort order and statistics.
   const std::string v2 =
       catalog_.TableLocation(table_) + "/metadata/v2.metadata.json";
@@ -145,7 +148,7 @@ TEST_F(FilesystemCatalogTest, FieldsOutsideTheModelSurviveACommit) {
   absl::StatusOr<LoadedTable> base = catalog_.Load(table_);
   ASSERT_TRUE(base.ok()) << base.status();
   absl::StatusOr<LoadedTable> next =
-      catalog_.Commit(table_, *base, WithSnapshot(*base, 41));
+      catalog_.CommitMetadata(table_, *base, WithSnapshot(*base, 41));
   ASSERT_TRUE(next.ok()) << next.status();
   std::ifstream in(next->metadata_file);
   const nlohmann::json written = nlohmann::json::parse(in);

@@ -186,7 +186,7 @@ std::string WriteManifestList(int64_t snapshot_id,
     e.String(m.manifest_path);
     e.Long(m.manifest_length);
     e.Int(m.partition_spec_id);
-    e.Int(0);  // Content: data.
+    e.Int(m.content);
     e.Long(m.sequence_number);
     e.Long(m.min_sequence_number);
     e.Long(m.added_snapshot_id);

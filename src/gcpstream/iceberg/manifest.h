@@ -56,6 +56,8 @@ struct ManifestFile {
   std::string manifest_path;
   int64_t manifest_length = 0;
   int32_t partition_spec_id = 0;
+  // 0: data files; 1: delete files.
+  int32_t content = 0;
   // For a manifest written by this snapshot, the snapshot's.
   int64_t sequence_number = 0;
   int64_t min_sequence_number = 0;

@@ -110,6 +110,38 @@ std::optional<NameMapping> FromJson(const Json& json) {
 
 }  // namespace
 
+std::optional<int32_t> MappedFieldId(const NameMapping& mapping,
+                                     const std::vector<std::string>& names) {
+  const NameMapping* level = &mapping;
+  const MappedField* entry = nullptr;
+  for (const std::string& name : names) {
+    entry = FindByName(*level, name);
+    if (entry == nullptr) return std::nullopt;
+    level = &entry->fields;
+  }
+  return entry == nullptr ? std::nullopt : entry->field_id;
+}
+
+std::map<int32_t, std::set<std::string>> MappedPaths(
+    const NameMapping& mapping) {
+  std::map<int32_t, std::set<std::string>> out;
+  // Each level's entries with the paths that lead to them.
+  std::vector<std::pair<std::string, const NameMapping*>> pending = {
+      {"", &mapping}};
+  while (!pending.empty()) {
+    auto [prefix, level] = pending.back();
+    pending.pop_back();
+    for (const MappedField& entry : *level) {
+      for (const std::string& name : entry.names) {
+        std::string path = prefix.empty() ? name : prefix + "." + name;
+        if (entry.field_id.has_value()) out[*entry.field_id].insert(path);
+        pending.emplace_back(std::move(path), &entry.fields);
+      }
+    }
+  }
+  return out;
+}
+
 NameMapping NameMappingOf(const Schema& schema) {
   return MappingOfFields(schema.fields);
 }

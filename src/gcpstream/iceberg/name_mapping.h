@@ -2,7 +2,9 @@
 #define GCPSTREAM_ICEBERG_NAME_MAPPING_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,16 @@ bool Covers(const NameMapping& mapping, const Schema& schema);
 // id, unless another field at the same level has that name; entries of ids
 // no longer in the schema are dropped.
 NameMapping UpdatedNameMapping(const NameMapping& old, const Schema& schema);
+
+// The id `mapping` gives the field at `names` (a name per level, `element`,
+// `key` or `value` inside containers); nullopt when it maps none.
+std::optional<int32_t> MappedFieldId(const NameMapping& mapping,
+                                     const std::vector<std::string>& names);
+
+// Every dotted path `mapping` gives each id (each name of a field combined
+// with each of its parent's).
+std::map<int32_t, std::set<std::string>> MappedPaths(
+    const NameMapping& mapping);
 
 // The property's JSON, and back; nullopt when the JSON is not a mapping
 // (a mapping that cannot be read is regenerated, never trusted).

@@ -78,9 +78,15 @@ class Converter {
     return schema;
   }
 
+  const std::vector<std::string>& without_file_ids() const {
+    return without_file_ids_;
+  }
+
  private:
-  int32_t IdFor(const ParquetSchemaElement& element, int32_t fallback) {
+  int32_t IdFor(const ParquetSchemaElement& element, const std::string& path,
+                int32_t fallback) {
     if (has_ids_ && element.field_id.has_value()) return *element.field_id;
+    if (has_ids_) without_file_ids_.push_back(path);
     if (fallback != kNoFallback) return fallback;
     return next_id_++;
   }
@@ -94,7 +100,7 @@ class Converter {
                          "LIST or MAP");
     }
     Field field;
-    field.id = IdFor(element, fallback);
+    field.id = IdFor(element, path, fallback);
     field.name = element.name;
     field.required = element.repetition == ParquetRepetition::kRequired;
     absl::StatusOr<Type> type = ConvertType(node, path);
@@ -142,7 +148,7 @@ class Converter {
                            r.name == absl::StrCat(node.element->name, "_tuple");
     Field element;
     if (two_level) {
-      element.id = IdFor(r, kNoFallback);
+      element.id = IdFor(r, element_path, kNoFallback);
       element.required = true;
       absl::StatusOr<Type> type = r.is_group
                                       ? ConvertStruct(repeated, element_path)
@@ -290,6 +296,7 @@ class Converter {
 
   bool has_ids_ = false;
   int32_t next_id_ = kFirstGeneratedId;
+  std::vector<std::string> without_file_ids_;
 };
 
 // Null counts per leaf path over the row groups that have rows; nullopt
@@ -387,6 +394,21 @@ absl::StatusOr<Schema> ConvertParquetSchema(const ParquetFooter& footer) {
   size_t next = 0;
   const Node root = BuildTree(footer.schema, next);
   return Converter(footer).Convert(root);
+}
+
+absl::StatusOr<std::vector<std::string>> FieldsWithoutFileIds(
+    const ParquetFooter& footer) {
+  if (footer.schema.empty()) {
+    return absl::InvalidArgumentError("the Parquet footer has no schema");
+  }
+  size_t next = 0;
+  const Node root = BuildTree(footer.schema, next);
+  Converter converter(footer);
+  if (absl::StatusOr<Schema> converted = converter.Convert(root);
+      !converted.ok()) {
+    return converted.status();
+  }
+  return converter.without_file_ids();
 }
 
 std::vector<std::string> ProvenNullFreeColumns(const ParquetFooter& footer,

@@ -23,6 +23,12 @@ namespace gcpstream::iceberg {
 // equivalent (a bare REPEATED field, UINT64, INTERVAL, FLOAT16, ...).
 absl::StatusOr<Schema> ConvertParquetSchema(const ParquetFooter& footer);
 
+// The dotted paths (as ConvertParquetSchema names them) of the fields of a
+// file with field ids that carry none, which the conversion numbers itself;
+// empty for a file without any ids.
+absl::StatusOr<std::vector<std::string>> FieldsWithoutFileIds(
+    const ParquetFooter& footer);
+
 // The dotted paths of the optional columns the footer proves free of nulls,
 // sorted: the file's "null evidence". A column counts its nulls over the
 // row groups that have rows (an empty row group constrains nothing); one

@@ -333,15 +333,7 @@ std::vector<std::string> DisallowedChanges(
 }
 
 std::string EvolutionOptionName(EvolutionOption option) {
-  switch (option) {
-    case EvolutionOption::kAllowFieldAddition:
-      return "allow-field-addition";
-    case EvolutionOption::kAllowFieldRelaxation:
-      return "allow-field-relaxation";
-    case EvolutionOption::kAllowTypePromotion:
-      return "allow-type-promotion";
-  }
-  return "unknown";
+  return std::string(kEvolutionOption.Name(option));
 }
 
 }  // namespace gcpstream::iceberg

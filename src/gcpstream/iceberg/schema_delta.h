@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gcpstream/base/options.h"
 #include "gcpstream/iceberg/schema.h"
 
 namespace gcpstream::iceberg {
@@ -16,6 +17,15 @@ enum class EvolutionOption {
   kAllowFieldRelaxation,
   kAllowTypePromotion,
 };
+
+inline constexpr EnumSpelling<EvolutionOption> kEvolutionOptions[] = {
+    {"allow-field-addition", EvolutionOption::kAllowFieldAddition},
+    {"allow-field-relaxation", EvolutionOption::kAllowFieldRelaxation},
+    {"allow-type-promotion", EvolutionOption::kAllowTypePromotion},
+};
+// Each element of the list option `schema-evolution-options`.
+inline constexpr EnumOption kEvolutionOption("schema-evolution-options",
+                                             kEvolutionOptions);
 
 enum class ChangeKind {
   kFieldAddition,

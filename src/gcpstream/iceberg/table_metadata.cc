@@ -22,7 +22,9 @@ Json SpecJson(const PartitionSpec& spec) {
   return Json{{"spec-id", spec.spec_id}, {"fields", std::move(fields)}};
 }
 
-Json SnapshotJson(const Snapshot& snapshot) {
+}  // namespace
+
+Json SnapshotToJson(const Snapshot& snapshot) {
   Json out{{"snapshot-id", snapshot.snapshot_id}};
   if (snapshot.parent_snapshot_id.has_value()) {
     out["parent-snapshot-id"] = *snapshot.parent_snapshot_id;
@@ -36,6 +38,8 @@ Json SnapshotJson(const Snapshot& snapshot) {
   out["schema-id"] = snapshot.schema_id;
   return out;
 }
+
+namespace {
 
 absl::Status Malformed(absl::string_view what) {
   return absl::DataLossError(
@@ -202,7 +206,7 @@ std::string TableMetadataToJson(const TableMetadata& metadata) {
   out["refs"] = std::move(refs);
   Json snapshots = Json::array();
   for (const Snapshot& snapshot : metadata.snapshots) {
-    snapshots.push_back(SnapshotJson(snapshot));
+    snapshots.push_back(SnapshotToJson(snapshot));
   }
   out["snapshots"] = std::move(snapshots);
   Json snapshot_log = Json::array();

@@ -96,6 +96,9 @@ TableMetadata NewTableMetadata(std::string table_uuid, std::string location,
 // out. Fields of `read_json` this model does not hold are kept as read.
 std::string TableMetadataToJson(const TableMetadata& metadata);
 
+// A snapshot as metadata files and REST commits spell it.
+nlohmann::ordered_json SnapshotToJson(const Snapshot& snapshot);
+
 // Reads a metadata file. Format v2 only (Unimplemented naming the version
 // otherwise); DataLoss naming the field when it is malformed.
 absl::StatusOr<TableMetadata> TableMetadataFromJson(absl::string_view json);
