@@ -317,7 +317,8 @@ absl::Status LeafMetrics(const ParquetFooter& footer, size_t index,
   int64_t nulls = 0;
   std::optional<Value> lower;
   std::optional<Value> upper;
-  bool bounds_usable = true;
+  bool lower_usable = true;
+  bool upper_usable = true;
   const Domain domain = DomainOf(binding.table_type.kind);
   for (const ParquetRowGroup& group : footer.row_groups) {
     const ParquetColumnChunk& chunk = group.columns[index];
@@ -332,7 +333,7 @@ absl::Status LeafMetrics(const ParquetFooter& footer, size_t index,
     std::optional<std::pair<std::string, std::string>> raw =
         RawBounds(leaf, *chunk.statistics);
     if (!raw.has_value()) {
-      bounds_usable = false;
+      lower_usable = upper_usable = false;
       continue;
     }
     if (IsUnsigned32(leaf)) {
@@ -345,37 +346,50 @@ absl::Status LeafMetrics(const ParquetFooter& footer, size_t index,
             *max, "), which readers would return as negative numbers"));
       }
     }
+    // A bound that does not convert (it overflows the column's unit) is
+    // dropped on its own: the other still holds.
     std::optional<Value> low =
         Decode(leaf, raw->first, binding.table_type, false);
     std::optional<Value> high =
         Decode(leaf, raw->second, binding.table_type, true);
-    if (!low.has_value() || !high.has_value()) {
-      bounds_usable = false;
-      continue;
+    lower_usable &= low.has_value();
+    upper_usable &= high.has_value();
+    if (low.has_value() && (!lower.has_value() || Less(domain, *low, *lower))) {
+      lower = low;
     }
-    if (!lower.has_value() || Less(domain, *low, *lower)) lower = low;
-    if (!upper.has_value() || Less(domain, *upper, *high)) upper = high;
+    if (high.has_value() &&
+        (!upper.has_value() || Less(domain, *upper, *high))) {
+      upper = high;
+    }
   }
   out.value_counts[binding.field_id] = values;
   out.null_value_counts[binding.field_id] = nulls;
-  if (mode.kind == MetricsMode::Kind::kCounts || !bounds_usable ||
-      !lower.has_value() || domain == Domain::kNone) {
+  if (mode.kind == MetricsMode::Kind::kCounts || domain == Domain::kNone) {
     return absl::OkStatus();
   }
+  if (!lower_usable) lower.reset();
+  if (!upper_usable) upper.reset();
   if (domain == Domain::kReal) {
-    if (std::isnan(lower->real) || std::isnan(upper->real)) {
+    if ((lower.has_value() && std::isnan(lower->real)) ||
+        (upper.has_value() && std::isnan(upper->real))) {
       return absl::OkStatus();
     }
     // -0.0 sorts before +0.0: a zero bound must hold both.
-    if (lower->real == 0) lower->real = -0.0;
-    if (upper->real == 0) upper->real = 0.0;
+    if (lower.has_value() && lower->real == 0) lower->real = -0.0;
+    if (upper.has_value() && upper->real == 0) upper->real = 0.0;
   }
-  std::optional<std::string> low =
-      Serialize(binding.table_type, *lower, false, mode);
-  std::optional<std::string> high =
-      Serialize(binding.table_type, *upper, true, mode);
-  if (low.has_value()) out.lower_bounds[binding.field_id] = *std::move(low);
-  if (high.has_value()) out.upper_bounds[binding.field_id] = *std::move(high);
+  if (lower.has_value()) {
+    if (std::optional<std::string> low =
+            Serialize(binding.table_type, *lower, false, mode)) {
+      out.lower_bounds[binding.field_id] = *std::move(low);
+    }
+  }
+  if (upper.has_value()) {
+    if (std::optional<std::string> high =
+            Serialize(binding.table_type, *upper, true, mode)) {
+      out.upper_bounds[binding.field_id] = *std::move(high);
+    }
+  }
   return absl::OkStatus();
 }
 
