@@ -61,6 +61,8 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> IcebergAddFilesSink(
                     add.unverifiable_file_handling),
         AssignIfSet(options.Enum(iceberg::kAlreadyAddedOption),
                     add.already_added),
+        AssignIfSet(options.String("partition-path-prefix"),
+                    add.partition_path_prefix),
         AssignIfSet(options.Int("files-per-manifest", 1, 1'000'000),
                     add.files_per_manifest)}) {
     if (!status.ok()) return status;

@@ -30,6 +30,13 @@ std::string NormalizedPath(const std::string& path) {
   return absolute.lexically_normal().string();
 }
 
+const PartitionSpec* DefaultSpec(const TableMetadata& table) {
+  for (const PartitionSpec& spec : table.partition_specs) {
+    if (spec.spec_id == table.default_spec_id) return &spec;
+  }
+  return nullptr;
+}
+
 // Failures one file has that other files do not: its error row. Anything
 // else (the storage or the catalog unreachable) fails the run.
 bool IsFileProblem(const absl::Status& status) {
@@ -182,9 +189,12 @@ class Run {
       if (!schema.ok()) continue;  // Its registration reports why.
       int32_t last_id = 0;
       AssignFreshIds(schema->fields, last_id);
-      absl::StatusOr<LoadedTable> created = catalog_.Create(
-          table_, *schema, last_id,
-          {{kNameMappingProperty, NameMappingToJson(NameMappingOf(*schema))}});
+      TableCreation creation;
+      creation.schema = *schema;
+      creation.last_column_id = last_id;
+      creation.properties = {
+          {kNameMappingProperty, NameMappingToJson(NameMappingOf(*schema))}};
+      absl::StatusOr<LoadedTable> created = catalog_.Create(table_, creation);
       if (created.status().code() == absl::StatusCode::kAborted) {
         created = catalog_.Load(table_);  // Another writer created it.
       } else if (created.ok()) {
@@ -203,12 +213,20 @@ class Run {
 
   absl::Status Register(const LoadedTable& table) {
     const TableMetadata& metadata = table.metadata;
-    for (const PartitionSpec& spec : metadata.partition_specs) {
-      if (spec.spec_id == metadata.default_spec_id && !spec.fields.empty()) {
-        return absl::UnimplementedError(absl::StrCat(
-            "table ", TableName(table_),
-            " is partitioned; add-files registers files in unpartitioned "
-            "tables only so far"));
+    const PartitionSpec* spec = DefaultSpec(metadata);
+    if (spec == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("table ", TableName(table_), " has no partition spec ",
+                       metadata.default_spec_id));
+    }
+    // A spec add-files cannot write fails the run, not each file.
+    for (const PartitionField& field : spec->fields) {
+      if (absl::Status supported =
+              PartitionResultType(field, *metadata.CurrentSchema()).status();
+          !supported.ok()) {
+        return absl::Status(supported.code(),
+                            absl::StrCat("table ", TableName(table_), ": ",
+                                         supported.message()));
       }
     }
     absl::StatusOr<MetricsConfig> metrics =
@@ -220,10 +238,11 @@ class Run {
     target.evolution =
         options_.evolution_enabled() ? &options_.evolution : nullptr;
     target.unverifiable = options_.UnverifiableHandling();
+    target.spec = spec;
+    target.partition_path_prefix = options_.partition_path_prefix;
     absl::StatusOr<std::set<std::string>> live = LiveDataFiles(io_, metadata);
     if (!live.ok()) return live.status();
     std::vector<DataFile> added;
-    int64_t added_bytes = 0;
     for (const FileToRegister& file : files_) {
       if (live->contains(ComparablePath(file.path))) {
         if (options_.already_added == AlreadyAddedHandling::kSkip) {
@@ -242,16 +261,15 @@ class Run {
         continue;
       }
       if (registered->unproven_pins) ++result_.counters.unproven_pin_files;
-      added_bytes += registered->data_file.file_size_in_bytes;
       added.push_back(std::move(registered->data_file));
     }
     result_.metadata_file = table.metadata_file;
     if (added.empty()) return absl::OkStatus();
-    return Append(metadata, added, added_bytes);
+    return Append(metadata, added);
   }
 
   absl::Status Append(const TableMetadata& metadata,
-                      const std::vector<DataFile>& files, int64_t bytes) {
+                      const std::vector<DataFile>& files) {
     absl::StatusOr<std::vector<ManifestFile>> manifests =
         WriteDataManifests(io_, metadata, files, options_.files_per_manifest);
     if (!manifests.ok()) return manifests.status();
@@ -282,8 +300,9 @@ class Run {
             }
             checked_snapshot = base->metadata.current_snapshot_id;
           }
-          absl::StatusOr<LoadedTable> committed = AppendManifests(
-              catalog_, io_, table_, *base, *manifests, bytes, commit_id);
+          absl::StatusOr<LoadedTable> committed =
+              AppendManifests(catalog_, io_, table_, *base, *manifests,
+                              TotalsOf(files), commit_id);
           if (!committed.ok()) return committed.status();
           Committed(*committed, *FindCommit(committed->metadata, commit_id));
           return absl::OkStatus();

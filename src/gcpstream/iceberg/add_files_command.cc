@@ -127,6 +127,9 @@ AddFilesCommand::AddFilesCommand(CLI::App& iceberg) {
                        "reject (default) or accept");
   command_->add_option("--already-added", already_added_,
                        "refuse (default) or skip files the table holds");
+  command_->add_option("--partition-path-prefix", partition_path_prefix_,
+                       "read partitions from Hive-style directories after "
+                       "this prefix (default: from each file's bounds)");
   command_->add_option("--files-per-manifest", files_per_manifest_,
                        "data files per manifest (default 10000)");
   command_->add_flag("--dry-run", dry_run_,
@@ -139,6 +142,7 @@ int AddFilesCommand::Run() const {
   AddFilesOptions options;
   options.dry_run = dry_run_;
   options.files_per_manifest = files_per_manifest_;
+  options.partition_path_prefix = partition_path_prefix_;
   absl::Status status;
   for (absl::string_view text :
        absl::StrSplit(evolution_options_, ',', absl::SkipEmpty())) {

@@ -41,6 +41,7 @@ class AddFilesCommand {
   std::string incompatible_schema_handling_;
   std::string unverifiable_file_handling_;
   std::string already_added_ = "refuse";
+  std::string partition_path_prefix_;
   int files_per_manifest_ = 10'000;
   bool dry_run_ = false;
 };

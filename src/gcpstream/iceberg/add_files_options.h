@@ -51,6 +51,10 @@ struct AddFilesOptions {
   AlreadyAddedHandling already_added = AlreadyAddedHandling::kRefuse;
   // `dry-run`: report what would happen; commit and register nothing.
   bool dry_run = false;
+  // `partition-path-prefix`: in a partitioned table, files under it take
+  // their partition from their Hive-style directories (`day=2026-01-02/`);
+  // without it, partitions are inferred from each file's bounds.
+  std::string partition_path_prefix;
   // `files-per-manifest`: data files per manifest written.
   int32_t files_per_manifest = 10'000;
   // Whether the input is bounded (the command) or a pipeline's stream.

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "gcpstream/iceberg/data_commit.h"
 #include "gcpstream/iceberg/filesystem_catalog.h"
+#include "gcpstream/iceberg/name_mapping.h"
 #include "gcpstream/iceberg/rest_catalog.h"
 #include "gcpstream/iceberg/rest_fixture.h"
 #include "gcpstream/iceberg/test_util.h"
@@ -467,6 +469,79 @@ TEST_P(AddFilesTest, DryRunReportsAndChangesNothing) {
   EXPECT_EQ(MetadataFile(), before);
 }
 
+// A table partitioned by day(at) and kind, created for the test.
+void CreateEventsTable(Catalog& catalog, const TableIdentifier& table) {
+  TableCreation creation;
+  creation.schema = Schema{
+      0,
+      {iceberg::Field{1, "id", false, Primitive(TypeKind::kLong), ""},
+       iceberg::Field{2, "kind", false, Primitive(TypeKind::kString), ""},
+       iceberg::Field{3, "at", false, Primitive(TypeKind::kTimestampTz), ""}}};
+  creation.last_column_id = 3;
+  creation.spec.fields = {PartitionField{3, 1000, "at_day", "day"},
+                          PartitionField{2, 1001, "kind", "identity"}};
+  creation.properties = {{kNameMappingProperty,
+                          NameMappingToJson(NameMappingOf(creation.schema))}};
+  ASSERT_TRUE(catalog.Create(table, creation).ok());
+}
+
+std::map<std::string, std::vector<std::string>> Partitions(
+    const Json& checked) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const Json& file : checked["files"]) {
+    out[std::filesystem::path(file["path"].get<std::string>())
+            .filename()
+            .string()] = file["partition"].get<std::vector<std::string>>();
+  }
+  return out;
+}
+
+TEST_P(AddFilesTest, PartitionsAreInferredFromBounds) {
+  CreateEventsTable(*catalog_, table_);
+  absl::StatusOr<AddFilesResult> result =
+      Add({"events_day1_a.parquet", "events_day2_b.parquet",
+           "events_two_days.parquet", "events_null_kind.parquet",
+           "events_some_null_kind.parquet"});
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_THAT(
+      ErrorFiles(*result),
+      ElementsAre("events_two_days.parquet", "events_some_null_kind.parquet"));
+  EXPECT_THAT(result->errors[0].error,
+              HasSubstr("Min and max transformed values were not equal"));
+  EXPECT_THAT(result->errors[1].error, HasSubstr("nulls beside its values"));
+  EXPECT_EQ(result->snapshot->summary.at("changed-partition-count"), "3");
+  const Json checked = Check({"events_day1_a.parquet", "events_day2_b.parquet",
+                              "events_null_kind.parquet"});
+  EXPECT_TRUE(checked["equal"]) << checked.dump();
+  EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
+  // Days since 1970-01-01: 2026-01-01 is day 20454.
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"events_day1_a.parquet", {"20454", "a"}},
+      {"events_day2_b.parquet", {"20455", "b"}},
+      {"events_null_kind.parquet", {"20456", "None"}}};
+  EXPECT_EQ(Partitions(checked), expected) << checked.dump();
+}
+
+TEST_P(AddFilesTest, PartitionsAreReadFromHiveStylePaths) {
+  CreateEventsTable(*catalog_, table_);
+  AddFilesOptions options;
+  options.partition_path_prefix = Fixture("by_path");
+  absl::StatusOr<AddFilesResult> result =
+      Add({"by_path/at_day=2026-01-04/kind=c/events.parquet",
+           "events_day1_a.parquet"},
+          options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_THAT(ErrorFiles(*result), ElementsAre("events_day1_a.parquet"));
+  EXPECT_THAT(result->errors[0].error,
+              HasSubstr("did not start with the specified prefix"));
+  const Json checked =
+      Check({"by_path/at_day=2026-01-04/kind=c/events.parquet"});
+  EXPECT_TRUE(checked["equal"]) << checked.dump();
+  EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
+  EXPECT_EQ(Partitions(checked)["events.parquet"],
+            (std::vector<std::string>{"20457", "c"}));
+}
+
 // A catalog that lets another writer commit first, once: the commit that
 // loses is planned and tried again against what the winner left.
 class RacingCatalog final : public Catalog {
@@ -476,11 +551,9 @@ class RacingCatalog final : public Catalog {
   absl::StatusOr<LoadedTable> Load(const TableIdentifier& table) override {
     return inner_.Load(table);
   }
-  absl::StatusOr<LoadedTable> Create(
-      const TableIdentifier& table, const Schema& schema,
-      int32_t last_column_id,
-      const std::map<std::string, std::string>& properties) override {
-    return inner_.Create(table, schema, last_column_id, properties);
+  absl::StatusOr<LoadedTable> Create(const TableIdentifier& table,
+                                     const TableCreation& creation) override {
+    return inner_.Create(table, creation);
   }
   absl::StatusOr<LoadedTable> Commit(const TableIdentifier& table,
                                      const LoadedTable& base,

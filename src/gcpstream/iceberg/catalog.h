@@ -41,6 +41,15 @@ struct TableChange {
   std::optional<Snapshot> snapshot;
 };
 
+// A table to create.
+struct TableCreation {
+  Schema schema;
+  int32_t last_column_id = 0;
+  // Unpartitioned unless it has fields.
+  PartitionSpec spec;
+  std::map<std::string, std::string> properties;
+};
+
 // `base` with `change` applied at `now_ms`: the metadata a catalog commits.
 TableMetadata ApplyTableChange(const TableMetadata& base,
                                const TableChange& change, int64_t now_ms);
@@ -59,11 +68,9 @@ class Catalog {
   // NotFound when the table does not exist.
   virtual absl::StatusOr<LoadedTable> Load(const TableIdentifier& table) = 0;
 
-  // A new unpartitioned, unsorted table. Aborted when it exists already.
-  virtual absl::StatusOr<LoadedTable> Create(
-      const TableIdentifier& table, const Schema& schema,
-      int32_t last_column_id,
-      const std::map<std::string, std::string>& properties) = 0;
+  // A new, unsorted table. Aborted when it exists already.
+  virtual absl::StatusOr<LoadedTable> Create(const TableIdentifier& table,
+                                             const TableCreation& creation) = 0;
 
   virtual absl::StatusOr<LoadedTable> Commit(const TableIdentifier& table,
                                              const LoadedTable& base,

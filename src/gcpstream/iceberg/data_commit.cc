@@ -36,7 +36,8 @@ absl::StatusOr<std::vector<ManifestFile>> CurrentManifests(
 // table's totals where the parent's summary has them to add to.
 std::map<std::string, std::string> AppendSummary(
     const Snapshot* parent, const std::vector<ManifestFile>& manifests,
-    int64_t added_bytes) {
+    const AppendTotals& totals) {
+  const int64_t added_bytes = totals.files_size;
   int64_t files = 0;
   int64_t records = 0;
   for (const ManifestFile& manifest : manifests) {
@@ -48,7 +49,7 @@ std::map<std::string, std::string> AppendSummary(
       {"added-data-files", absl::StrCat(files)},
       {"added-records", absl::StrCat(records)},
       {"added-files-size", absl::StrCat(added_bytes)},
-      {"changed-partition-count", files > 0 ? "1" : "0"},
+      {"changed-partition-count", absl::StrCat(totals.changed_partitions)},
   };
   const std::map<std::string, int64_t> added = {
       {"total-data-files", files},       {"total-records", records},
@@ -100,7 +101,13 @@ absl::StatusOr<std::vector<ManifestFile>> WriteDataManifests(
   if (schema == nullptr) {
     return absl::FailedPreconditionError("the table has no current schema");
   }
-  const PartitionSpec unpartitioned;
+  const PartitionSpec* spec = nullptr;
+  for (const PartitionSpec& candidate : table.partition_specs) {
+    if (candidate.spec_id == table.default_spec_id) spec = &candidate;
+  }
+  if (spec == nullptr) {
+    return absl::FailedPreconditionError("the table has no default spec");
+  }
   const std::string prefix = RandomUuid();
   std::vector<ManifestFile> out;
   for (size_t start = 0; start < files.size();
@@ -110,6 +117,7 @@ absl::StatusOr<std::vector<ManifestFile>> WriteDataManifests(
     std::vector<ManifestEntry> entries;
     entries.reserve(end - start);
     ManifestFile manifest;
+    manifest.partition_spec_id = spec->spec_id;
     for (size_t i = start; i < end; ++i) {
       ManifestEntry entry;
       entry.data_file = files[i];
@@ -117,8 +125,7 @@ absl::StatusOr<std::vector<ManifestFile>> WriteDataManifests(
       ++manifest.added_files_count;
       manifest.added_rows_count += files[i].record_count;
     }
-    absl::StatusOr<std::string> bytes =
-        WriteManifest(*schema, unpartitioned, entries);
+    absl::StatusOr<std::string> bytes = WriteManifest(*schema, *spec, entries);
     if (!bytes.ok()) return bytes.status();
     manifest.manifest_path = absl::StrCat(table.location, "/metadata/", prefix,
                                           "-m", out.size(), ".avro");
@@ -130,6 +137,17 @@ absl::StatusOr<std::vector<ManifestFile>> WriteDataManifests(
     out.push_back(std::move(manifest));
   }
   return out;
+}
+
+AppendTotals TotalsOf(const std::vector<DataFile>& files) {
+  AppendTotals totals;
+  std::set<PartitionTuple> partitions;
+  for (const DataFile& file : files) {
+    totals.files_size += file.file_size_in_bytes;
+    partitions.insert(file.partition);
+  }
+  totals.changed_partitions = static_cast<int64_t>(partitions.size());
+  return totals;
 }
 
 std::string CommitIdOf(const std::vector<ManifestFile>& manifests) {
@@ -166,7 +184,7 @@ std::optional<Snapshot> FindCommit(const TableMetadata& table,
 absl::StatusOr<LoadedTable> AppendManifests(
     Catalog& catalog, FileIO& io, const TableIdentifier& table,
     const LoadedTable& base, const std::vector<ManifestFile>& manifests,
-    int64_t added_files_size, const std::string& commit_id) {
+    const AppendTotals& totals, const std::string& commit_id) {
   const TableMetadata& metadata = base.metadata;
   absl::StatusOr<std::vector<ManifestFile>> listed =
       CurrentManifests(io, metadata);
@@ -184,8 +202,7 @@ absl::StatusOr<LoadedTable> AppendManifests(
     manifest.min_sequence_number = snapshot.sequence_number;
     manifest.added_snapshot_id = snapshot.snapshot_id;
   }
-  snapshot.summary =
-      AppendSummary(CurrentSnapshot(metadata), ours, added_files_size);
+  snapshot.summary = AppendSummary(CurrentSnapshot(metadata), ours, totals);
   snapshot.summary[kCommitIdSummaryKey] = commit_id;
   // New manifests first, as Iceberg's fast append lists them.
   listed->insert(listed->begin(), ours.begin(), ours.end());

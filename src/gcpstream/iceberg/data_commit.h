@@ -30,7 +30,7 @@ std::string ComparablePath(const std::string& path);
 
 // New manifests (under the table's metadata directory, unique names) for
 // `files`, at most `files_per_manifest` each, of the current schema and
-// the unpartitioned spec. Their sequence numbers and snapshot are set by
+// the table's default spec. Their sequence numbers and snapshot are set by
 // the commit that lists them.
 absl::StatusOr<std::vector<ManifestFile>> WriteDataManifests(
     FileIO& io, const TableMetadata& table, const std::vector<DataFile>& files,
@@ -43,14 +43,22 @@ std::string CommitIdOf(const std::vector<ManifestFile>& manifests);
 std::optional<Snapshot> FindCommit(const TableMetadata& table,
                                    const std::string& commit_id);
 
-// One attempt at a fast append of `manifests` (whose data files hold
-// `added_files_size` bytes) to `base`: a snapshot whose manifest list is
-// the parent's plus these. The catalog's status for the commit (Aborted
-// when `base` is stale).
+// What the data files of an append add up to, for its summary.
+struct AppendTotals {
+  int64_t files_size = 0;
+  int64_t changed_partitions = 0;
+};
+
+// The totals of `files`.
+AppendTotals TotalsOf(const std::vector<DataFile>& files);
+
+// One attempt at a fast append of `manifests` to `base`: a snapshot whose
+// manifest list is the parent's plus these. The catalog's status for the
+// commit (Aborted when `base` is stale).
 absl::StatusOr<LoadedTable> AppendManifests(
     Catalog& catalog, FileIO& io, const TableIdentifier& table,
     const LoadedTable& base, const std::vector<ManifestFile>& manifests,
-    int64_t added_files_size, const std::string& commit_id);
+    const AppendTotals& totals, const std::string& commit_id);
 
 }  // namespace gcpstream::iceberg
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -113,11 +114,17 @@ absl::StatusOr<LoadedTable> FilesystemCatalog::Load(
 }
 
 absl::StatusOr<LoadedTable> FilesystemCatalog::Create(
-    const TableIdentifier& table, const Schema& schema, int32_t last_column_id,
-    const std::map<std::string, std::string>& properties) {
-  return CreateMetadata(
-      table, NewTableMetadata(RandomUuid(), TableLocation(table), schema,
-                              last_column_id, properties, NowMillis()));
+    const TableIdentifier& table, const TableCreation& creation) {
+  TableMetadata metadata = NewTableMetadata(
+      RandomUuid(), TableLocation(table), creation.schema,
+      creation.last_column_id, creation.properties, NowMillis());
+  metadata.partition_specs = {creation.spec};
+  metadata.partition_specs[0].spec_id = 0;
+  for (const PartitionField& field : creation.spec.fields) {
+    metadata.last_partition_id =
+        std::max(metadata.last_partition_id, field.field_id);
+  }
+  return CreateMetadata(table, std::move(metadata));
 }
 
 absl::StatusOr<LoadedTable> FilesystemCatalog::Commit(

@@ -29,10 +29,8 @@ class FilesystemCatalog final : public Catalog {
   absl::StatusOr<LoadedTable> Load(const TableIdentifier& table) override;
 
   // Version 1 of a new table with a random uuid.
-  absl::StatusOr<LoadedTable> Create(
-      const TableIdentifier& table, const Schema& schema,
-      int32_t last_column_id,
-      const std::map<std::string, std::string>& properties) override;
+  absl::StatusOr<LoadedTable> Create(const TableIdentifier& table,
+                                     const TableCreation& creation) override;
 
   // Version `base.version + 1`: `change` applied to `base`.
   absl::StatusOr<LoadedTable> Commit(const TableIdentifier& table,

@@ -20,7 +20,46 @@ std::string IntMap(const std::string& name, int id, int key_id, int value_id,
       R"(}]},"logicalType":"map"}],"default":null,"field-id":)", id, "}");
 }
 
-std::string ManifestEntrySchema() {
+// A partition value's Avro type (optional), by its Iceberg type.
+std::string PartitionAvroType(const Type& type) {
+  switch (type.kind) {
+    case TypeKind::kBoolean:
+      return R"("boolean")";
+    case TypeKind::kInt:
+      return R"("int")";
+    case TypeKind::kDate:
+      return R"({"type":"int","logicalType":"date"})";
+    case TypeKind::kTime:
+      return R"({"type":"long","logicalType":"time-micros"})";
+    case TypeKind::kTimestamp:
+    case TypeKind::kTimestampTz:
+      return absl::StrCat(
+          R"({"type":"long","logicalType":"timestamp-micros","adjust-to-utc":)",
+          type.kind == TypeKind::kTimestampTz ? "true" : "false", "}");
+    case TypeKind::kTimestampNs:
+    case TypeKind::kTimestampTzNs:
+      return absl::StrCat(
+          R"({"type":"long","logicalType":"timestamp-nanos","adjust-to-utc":)",
+          type.kind == TypeKind::kTimestampTzNs ? "true" : "false", "}");
+    case TypeKind::kString:
+      return R"("string")";
+    case TypeKind::kBinary:
+      return R"("bytes")";
+    default:
+      return R"("long")";
+  }
+}
+
+std::string ManifestEntrySchema(const PartitionSpec& spec,
+                                const std::vector<Type>& partition_types) {
+  std::string partition_fields;
+  for (size_t i = 0; i < spec.fields.size(); ++i) {
+    absl::StrAppend(&partition_fields, i == 0 ? "" : ",", R"({"name":")",
+                    spec.fields[i].name, R"(","type":["null",)",
+                    PartitionAvroType(partition_types[i]),
+                    R"(],"default":null,"field-id":)", spec.fields[i].field_id,
+                    "}");
+  }
   return absl::StrCat(
       R"({"type":"record","name":"manifest_entry","fields":[)",
       R"({"name":"status","type":"int","field-id":0},)",
@@ -36,7 +75,7 @@ std::string ManifestEntrySchema() {
       R"({"name":"file_path","type":"string","field-id":100},)",
       R"({"name":"file_format","type":"string","field-id":101},)",
       R"({"name":"partition","type":{"type":"record","name":"r102",)",
-      R"("fields":[]},"field-id":102},)",
+      R"("fields":[)", partition_fields, R"(]},"field-id":102},)",
       R"({"name":"record_count","type":"long","field-id":103},)",
       R"({"name":"file_size_in_bytes","type":"long","field-id":104},)",
       IntMap("column_sizes", 108, 117, 118, "long"), ",",
@@ -111,7 +150,28 @@ void OptionalIntMap(AvroEncoder& e, const std::map<int32_t, V>& map,
 void Count(AvroEncoder& e, int64_t value) { e.Long(value); }
 void Bound(AvroEncoder& e, const std::string& value) { e.Bytes(value); }
 
-std::string EncodeEntry(const ManifestEntry& entry) {
+void PartitionValue(AvroEncoder& e, const Type& type,
+                    const std::optional<PartitionLiteral>& value) {
+  if (!value.has_value()) {
+    e.UnionBranch(0);
+    return;
+  }
+  e.UnionBranch(1);
+  if (const auto* b = std::get_if<bool>(&*value)) {
+    e.Boolean(*b);
+  } else if (const auto* i = std::get_if<int64_t>(&*value)) {
+    if (type.kind == TypeKind::kInt || type.kind == TypeKind::kDate) {
+      e.Int(static_cast<int32_t>(*i));
+    } else {
+      e.Long(*i);
+    }
+  } else {
+    e.Bytes(std::get<std::string>(*value));
+  }
+}
+
+std::string EncodeEntry(const ManifestEntry& entry,
+                        const std::vector<Type>& partition_types) {
   AvroEncoder e;
   e.Int(static_cast<int32_t>(entry.status));
   OptionalLong(e, entry.snapshot_id);
@@ -121,7 +181,9 @@ std::string EncodeEntry(const ManifestEntry& entry) {
   e.Int(0);  // Content: data.
   e.String(file.file_path);
   e.String(file.file_format);
-  // The unpartitioned spec's partition record has no fields.
+  for (size_t i = 0; i < partition_types.size(); ++i) {
+    PartitionValue(e, partition_types[i], file.partition[i]);
+  }
   e.Long(file.record_count);
   e.Long(file.file_size_in_bytes);
   OptionalIntMap(e, file.column_sizes, Count);
@@ -149,21 +211,30 @@ std::string EncodeEntry(const ManifestEntry& entry) {
 absl::StatusOr<std::string> WriteManifest(
     const Schema& schema, const PartitionSpec& spec,
     const std::vector<ManifestEntry>& entries) {
-  if (!spec.fields.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "partition spec ", spec.spec_id,
-        " has partition fields; add-files writes manifests of unpartitioned "
-        "tables only so far"));
+  std::vector<Type> partition_types;
+  for (const PartitionField& field : spec.fields) {
+    absl::StatusOr<Type> type = PartitionResultType(field, schema);
+    if (!type.ok()) return type.status();
+    partition_types.push_back(*std::move(type));
   }
-  AvroContainerWriter writer(ManifestEntrySchema(),
+  for (const ManifestEntry& entry : entries) {
+    if (entry.data_file.partition.size() != spec.fields.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          entry.data_file.file_path, ": ", entry.data_file.partition.size(),
+          " partition values for a spec of ", spec.fields.size(), " fields"));
+    }
+  }
+  AvroContainerWriter writer(ManifestEntrySchema(spec, partition_types),
                              {{"schema", SchemaToJson(schema)},
                               {"schema-id", absl::StrCat(schema.schema_id)},
-                              {"partition-spec", "[]"},
+                              {"partition-spec", PartitionSpecFieldsJson(spec)},
                               {"partition-spec-id", absl::StrCat(spec.spec_id)},
                               {"format-version", "2"},
                               {"content", "data"}},
                              AvroContainerWriter::RandomSyncMarker());
-  for (const ManifestEntry& entry : entries) writer.Add(EncodeEntry(entry));
+  for (const ManifestEntry& entry : entries) {
+    writer.Add(EncodeEntry(entry, partition_types));
+  }
   return writer.Finish();
 }
 
@@ -196,9 +267,9 @@ std::string WriteManifestList(int64_t snapshot_id,
     e.Long(m.added_rows_count);
     e.Long(m.existing_rows_count);
     e.Long(m.deleted_rows_count);
-    // Unpartitioned: no field summaries.
-    e.UnionBranch(1);
-    e.EndBlocks();
+    // No field summaries (optional): readers then prune by the entries'
+    // partition values.
+    e.UnionBranch(0);
     e.UnionBranch(0);  // No key metadata.
     writer.Add(e.bytes());
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "gcpstream/iceberg/partition.h"
 #include "gcpstream/iceberg/schema.h"
 #include "gcpstream/iceberg/table_metadata.h"
 
@@ -29,6 +30,8 @@ struct DataFile {
   std::map<int32_t, std::string> upper_bounds;
   // Row-group start offsets, ascending.
   std::vector<int64_t> split_offsets;
+  // One value per field of the manifest's partition spec.
+  PartitionTuple partition;
 };
 
 enum class EntryStatus : int32_t { kExisting = 0, kAdded = 1, kDeleted = 2 };
@@ -44,9 +47,11 @@ struct ManifestEntry {
   DataFile data_file;
 };
 
-// A manifest file (Avro `manifest_entry` records) of data files of the
-// unpartitioned spec, with the header metadata Iceberg requires. Partitioned
-// specs are not supported yet (InvalidArgument).
+// A manifest file (Avro `manifest_entry` records) of data files of one
+// partition spec, with the header metadata Iceberg requires. Each entry's
+// partition holds one value per spec field; InvalidArgument when it does
+// not, Unimplemented for a spec add-files cannot write (see
+// PartitionResultType).
 absl::StatusOr<std::string> WriteManifest(
     const Schema& schema, const PartitionSpec& spec,
     const std::vector<ManifestEntry>& entries);

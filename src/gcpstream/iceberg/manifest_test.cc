@@ -104,13 +104,24 @@ TEST(ManifestTest, PyicebergScansATableMadeOfOurManifests) {
   EXPECT_THAT(read["files"], ElementsAre(data));
 }
 
-TEST(ManifestTest, PartitionedSpecsAreRefusedForNow) {
+TEST(ManifestTest, SpecsAndPartitionsThatCannotBeWrittenAreRefused) {
+  const Schema schema{0,
+                      {Field{1, "id", true, Primitive(TypeKind::kLong), ""},
+                       Field{2, "price", false, Decimal(9, 2), ""}}};
   PartitionSpec spec;
-  spec.fields.push_back(PartitionField{1, 1000, "id_bucket", "bucket[4]"});
-  absl::StatusOr<std::string> manifest = WriteManifest(Schema(), spec, {});
+  spec.fields.push_back(PartitionField{9, 1000, "gone", "identity"});
+  EXPECT_EQ(WriteManifest(schema, spec, {}).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  spec.fields = {PartitionField{2, 1000, "price", "identity"}};
+  EXPECT_EQ(WriteManifest(schema, spec, {}).status().code(),
+            absl::StatusCode::kUnimplemented);
+  spec.fields = {PartitionField{1, 1000, "id_bucket", "bucket[4]"}};
+  ManifestEntry entry;
+  entry.data_file.file_path = "/data/a.parquet";
+  absl::StatusOr<std::string> manifest = WriteManifest(schema, spec, {entry});
   EXPECT_EQ(manifest.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(manifest.status().message(),
-              ::testing::HasSubstr("unpartitioned tables only"));
+              ::testing::HasSubstr("0 partition values for a spec of 1"));
 }
 
 }  // namespace

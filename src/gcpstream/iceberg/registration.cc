@@ -4,11 +4,14 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gcpstream/iceberg/field_ids.h"
 #include "gcpstream/iceberg/parquet_schema.h"
+#include "gcpstream/iceberg/partition.h"
 #include "gcpstream/iceberg/schema_delta.h"
 
 namespace gcpstream::iceberg {
@@ -112,6 +115,38 @@ absl::Status CheckPins(const FileToRegister& file, const Schema& table,
   return absl::OkStatus();
 }
 
+// The file's partition: from its path after the prefix, or from its
+// bounds, taken in full (the table's own metrics may truncate or omit the
+// partition source columns; the data file keeps those).
+absl::StatusOr<PartitionTuple> PartitionOf(
+    const FileToRegister& file, const Schema& table,
+    const std::vector<std::optional<LeafBinding>>& bindings,
+    const RegistrationTarget& target) {
+  if (target.spec == nullptr || target.spec->fields.empty()) {
+    return PartitionTuple();
+  }
+  if (!target.partition_path_prefix.empty()) {
+    absl::string_view rest = file.path;
+    std::string prefix = target.partition_path_prefix;
+    if (!absl::EndsWith(prefix, "/")) prefix += "/";
+    if (!absl::ConsumePrefix(&rest, prefix)) {
+      return Refused(
+          absl::StrCat("File path did not start with the specified prefix ",
+                       prefix, " (partition-path-prefix)"));
+    }
+    const size_t slash = rest.rfind('/');
+    return PartitionFromPath(
+        *target.spec, table,
+        slash == absl::string_view::npos ? "" : rest.substr(0, slash));
+  }
+  MetricsConfig full;
+  full.fallback = MetricsMode{MetricsMode::Kind::kFull, 0};
+  absl::StatusOr<FileMetrics> bounds =
+      MetricsFromFooter(file.footer, bindings, full);
+  if (!bounds.ok()) return bounds.status();
+  return PartitionFromMetrics(*target.spec, table, *bounds);
+}
+
 }  // namespace
 
 absl::StatusOr<Registered> RegisterFile(const FileToRegister& file,
@@ -160,6 +195,10 @@ absl::StatusOr<Registered> RegisterFile(const FileToRegister& file,
   absl::StatusOr<FileMetrics> metrics =
       MetricsFromFooter(file.footer, bindings, target.metrics);
   if (!metrics.ok()) return metrics.status();
+  absl::StatusOr<PartitionTuple> partition =
+      PartitionOf(file, *table, bindings, target);
+  if (!partition.ok()) return partition.status();
+  out.data_file.partition = *std::move(partition);
   DataFile& data = out.data_file;
   data.file_path = file.path;
   data.file_format = "PARQUET";

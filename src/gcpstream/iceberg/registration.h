@@ -26,6 +26,12 @@ struct RegistrationTarget {
   // are, without the coverage and pin checks.
   const EvolutionConfig* evolution = nullptr;
   UnverifiableFileHandling unverifiable = UnverifiableFileHandling::kReject;
+  // The table's default partition spec (unpartitioned: no fields).
+  const PartitionSpec* spec = nullptr;
+  // `partition-path-prefix`: when set, a file's partition is read from its
+  // Hive-style directories after this prefix; otherwise it is inferred from
+  // the footer's bounds.
+  std::string partition_path_prefix;
 };
 
 // A Parquet file read for registration.

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "gcpstream/iceberg/http_client.h"
+#include "gcpstream/iceberg/partition.h"
 
 namespace gcpstream::iceberg {
 namespace {
@@ -164,12 +165,15 @@ absl::StatusOr<LoadedTable> RestCatalog::Load(const TableIdentifier& table) {
   return LoadedFrom(*response, url);
 }
 
-absl::StatusOr<LoadedTable> RestCatalog::Create(
-    const TableIdentifier& table, const Schema& schema,
-    int32_t /*last_column_id*/,
-    const std::map<std::string, std::string>& properties) {
-  Json create{{"name", table.name}, {"schema", SchemaJson(schema)}};
-  create["properties"] = properties;
+absl::StatusOr<LoadedTable> RestCatalog::Create(const TableIdentifier& table,
+                                                const TableCreation& creation) {
+  Json create{{"name", table.name}, {"schema", SchemaJson(creation.schema)}};
+  if (!creation.spec.fields.empty()) {
+    create["partition-spec"] =
+        Json{{"spec-id", 0},
+             {"fields", Json::parse(PartitionSpecFieldsJson(creation.spec))}};
+  }
+  create["properties"] = creation.properties;
   const std::string tables_url = NamespaceUrl(table) + "/tables";
   absl::StatusOr<HttpResponse> created =
       Send("POST", tables_url, &create, true);

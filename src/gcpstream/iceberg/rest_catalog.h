@@ -39,10 +39,8 @@ class RestCatalog final : public Catalog {
 
   absl::StatusOr<LoadedTable> Load(const TableIdentifier& table) override;
   // Creates the namespace too when it is missing.
-  absl::StatusOr<LoadedTable> Create(
-      const TableIdentifier& table, const Schema& schema,
-      int32_t last_column_id,
-      const std::map<std::string, std::string>& properties) override;
+  absl::StatusOr<LoadedTable> Create(const TableIdentifier& table,
+                                     const TableCreation& creation) override;
   absl::StatusOr<LoadedTable> Commit(const TableIdentifier& table,
                                      const LoadedTable& base,
                                      const TableChange& change) override;

@@ -89,9 +89,12 @@ absl::StatusOr<WindowSchema> CommitWindowSchema(
     if (!base.ok()) {
       out.mapping_repaired = true;
       if (dry_run) return absl::OkStatus();
-      absl::StatusOr<LoadedTable> created = catalog.Create(
-          table, schema, out.plan.last_column_id,
-          {{kNameMappingProperty, NameMappingToJson(NameMappingOf(schema))}});
+      TableCreation creation;
+      creation.schema = schema;
+      creation.last_column_id = out.plan.last_column_id;
+      creation.properties = {
+          {kNameMappingProperty, NameMappingToJson(NameMappingOf(schema))}};
+      absl::StatusOr<LoadedTable> created = catalog.Create(table, creation);
       if (!created.ok()) return created.status();
       out.table = *std::move(created);
       out.committed = true;

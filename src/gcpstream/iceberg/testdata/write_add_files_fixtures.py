@@ -6,6 +6,7 @@ corrupt file). No binary fixture is committed.
 Usage: write_add_files_fixtures.py OUTPUT_DIR
 """
 
+import datetime
 import pathlib
 import sys
 
@@ -29,6 +30,20 @@ def orders(ids, amount_type=pa.int32(), id_nullable=False, **extra):
         fields.append(pa.field(name, pa.string()))
         data[name] = values
     return pa.table(data, schema=pa.schema(fields))
+
+
+def events(day, kinds, hours=(1, 2)):
+    """Events of one or more days (`day` a list) and the given kinds."""
+    days = day if isinstance(day, list) else [day]
+    rows = [(d, h) for d in days for h in hours]
+    return pa.table({
+        "id": pa.array(range(len(rows)), pa.int64()),
+        "kind": pa.array([kinds[i % len(kinds)] for i in range(len(rows))],
+                         pa.string()),
+        "at": pa.array([datetime.datetime(2026, 1, d, h,
+                                          tzinfo=datetime.timezone.utc)
+                        for d, h in rows], pa.timestamp("us", "UTC")),
+    })
 
 
 FIXTURES = {
@@ -73,6 +88,14 @@ FIXTURES = {
         "attrs": pa.array([[("k", 1)], [("k", 2), ("l", 3)]],
                           pa.map_(pa.string(), pa.int32())),
     }), {}),
+    # Partitioned by day(at) and kind: one partition each, two days, and
+    # a file whose kind is all null.
+    "events_day1_a": lambda: (events(1, ["a"]), {}),
+    "events_day2_b": lambda: (events(2, ["b"]), {}),
+    "events_two_days": lambda: (events([1, 2], ["a"]), {}),
+    "events_null_kind": lambda: (events(3, [None]), {}),
+    "events_some_null_kind": lambda: (events(3, ["a", None]), {}),
+    "by_path/at_day=2026-01-04/kind=c/events": lambda: (events(4, ["c"]), {}),
 }
 
 
@@ -81,6 +104,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     for name, make in FIXTURES.items():
         table, options = make()
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, out / f"{name}.parquet", **options)
     (out / "corrupt.parquet").write_bytes(b"PAR1" + b"\x00" * 64 + b"PAR1")
     (out / "notes.txt").write_text("not a data file\n")
