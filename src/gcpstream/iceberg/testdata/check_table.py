@@ -10,30 +10,13 @@ reads (or why pyiceberg could not), and whether pyiceberg's and DuckDB's
 rows equal the files'.
 """
 
-import glob
 import json
-import os
 import sys
 
-import duckdb
 import pyarrow.parquet as pq
 from pyiceberg.table import StaticTable
 
-
-def duckdb_rows(metadata_file):
-    """The table's rows through DuckDB, its extensions loaded from the
-    installed wheels (never downloaded)."""
-    connection = duckdb.connect(config={"allow_unsigned_extensions": "true"})
-    for name in ("avro", "iceberg"):
-        package = __import__(f"duckdb_extension_{name}")
-        root = os.path.dirname(package.__file__)
-        path = glob.glob(f"{root}/extensions/*/{name}.duckdb_extension")[0]
-        connection.execute(f"LOAD '{path}'")
-    result = connection.execute(
-        "SELECT * FROM iceberg_scan(?)", [metadata_file]).arrow()
-    if hasattr(result, "read_all"):
-        result = result.read_all()
-    return result.to_pylist()
+from scan_table import duckdb_rows
 
 
 def canonical(rows):
