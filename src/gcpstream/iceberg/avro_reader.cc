@@ -31,7 +31,12 @@ absl::Status Corrupt(absl::string_view what) {
 // Reads Avro's binary encoding from a span, never past its end.
 class Decoder {
  public:
-  explicit Decoder(absl::string_view bytes) : bytes_(bytes) {}
+  // Values of zero bytes (null, empty records) cost no input, so a corrupt
+  // count could ask for billions: the budget bounds the values decoded by
+  // what the bytes can plausibly hold.
+  explicit Decoder(absl::string_view bytes)
+      : bytes_(bytes),
+        budget_(int64_t{16} * static_cast<int64_t>(bytes.size()) + 1024) {}
 
   bool AtEnd() const { return at_ == bytes_.size(); }
 
@@ -72,6 +77,7 @@ class Decoder {
   absl::StatusOr<Json> Datum(const Json& schema,
                              std::map<std::string, Json>& named, int depth) {
     if (depth > kMaxDepth) return Corrupt("the schema nests too deep");
+    if (--budget_ < 0) return Corrupt("more values than its bytes can hold");
     if (schema.is_array()) {
       absl::StatusOr<int64_t> branch = Long();
       if (!branch.ok()) return branch.status();
@@ -194,6 +200,7 @@ class Decoder {
 
   absl::string_view bytes_;
   size_t at_ = 0;
+  int64_t budget_;
 };
 
 // Avro's deflate codec: raw deflate (no zlib header).
