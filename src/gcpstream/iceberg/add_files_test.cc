@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "gcpstream/iceberg/data_commit.h"
 #include "gcpstream/iceberg/filesystem_catalog.h"
 #include "gcpstream/iceberg/name_mapping.h"
@@ -559,6 +560,9 @@ class RacingCatalog final : public Catalog {
                                      const LoadedTable& base,
                                      const TableChange& change) override {
     ++commits;
+    if (always_lose) {
+      return absl::AbortedError("another writer committed first");
+    }
     if (rival_ != nullptr) std::exchange(rival_, nullptr)();
     absl::StatusOr<LoadedTable> committed = inner_.Commit(table, base, change);
     if (committed.ok() && report_unknown_once) {
@@ -569,6 +573,7 @@ class RacingCatalog final : public Catalog {
   }
   int commits = 0;
   bool report_unknown_once = false;
+  bool always_lose = false;
 
  private:
   Catalog& inner_;
@@ -594,6 +599,31 @@ TEST_P(AddFilesTest, ACommitThatLosesARaceIsRetriedAgainstTheWinner) {
   EXPECT_EQ(checked["snapshots"], 3);
   EXPECT_TRUE(checked["equal"]) << checked.dump();
   EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
+}
+
+TEST_P(AddFilesTest, TheTablesRetryPropertiesBoundTheAttempts) {
+  TableCreation creation;
+  creation.schema =
+      Schema{0, {iceberg::Field{1, "id", true, Primitive(TypeKind::kLong), ""},
+                 iceberg::Field{2, "amount", false, Primitive(TypeKind::kInt),
+                                ""}}};
+  creation.last_column_id = 2;
+  creation.properties = {
+      {kNameMappingProperty, NameMappingToJson(NameMappingOf(creation.schema))},
+      {"commit.retry.num-retries", "2"},
+      {"commit.retry.min-wait-ms", "1"},
+      {"commit.retry.max-wait-ms", "0"}};  // Raised to the minimum.
+  absl::StatusOr<LoadedTable> created = catalog_->Create(table_, creation);
+  ASSERT_TRUE(created.ok()) << created.status();
+  RacingCatalog losing(*catalog_, nullptr);
+  losing.always_lose = true;
+  const absl::Time start = absl::Now();
+  absl::StatusOr<AddFilesResult> result =
+      AddTo(losing, {"orders_own_ids.parquet"});
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(result.status().message(), HasSubstr("gave up after 3 attempts"));
+  EXPECT_EQ(losing.commits, 3);
+  EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
 TEST_P(AddFilesTest, ACommitOfUnknownOutcomeIsFoundNotRepeated) {
