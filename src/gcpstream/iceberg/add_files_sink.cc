@@ -44,11 +44,11 @@ absl::StatusOr<std::unique_ptr<AddFilesWindow>> AddFilesWindow::Create(
   return window;
 }
 
-AddFilesWindow::AddFilesWindow(const AddFilesSinkOptions& options,
+AddFilesWindow::AddFilesWindow(AddFilesSinkOptions options,
                                std::unique_ptr<Catalog> catalog,
                                std::unique_ptr<IcebergFailureHandler> handler,
                                int subtask_index)
-    : options_(options),
+    : options_(std::move(options)),
       catalog_(std::move(catalog)),
       handler_(std::move(handler)),
       subtask_index_(subtask_index) {}

@@ -59,8 +59,7 @@ class AddFilesWindow {
       std::unique_ptr<IcebergFailureHandler> handler,
       const runtime::SinkWriterContext& context);
 
-  AddFilesWindow(const AddFilesSinkOptions& options,
-                 std::unique_ptr<Catalog> catalog,
+  AddFilesWindow(AddFilesSinkOptions options, std::unique_ptr<Catalog> catalog,
                  std::unique_ptr<IcebergFailureHandler> handler,
                  int subtask_index);
 

@@ -52,7 +52,13 @@ class AddFilesTest : public ::testing::TestWithParam<CatalogKind> {
         0);
   }
 
-  static void TearDownTestSuite() { rest_server_.reset(); }
+  static void TearDownTestSuite() { RestServer().reset(); }
+
+  // One server for the suite's REST runs, started by the first.
+  static std::unique_ptr<testing::RestCatalogFixture>& RestServer() {
+    static std::unique_ptr<testing::RestCatalogFixture> server;
+    return server;
+  }
 
   void SetUp() override {
     std::string name =
@@ -65,17 +71,17 @@ class AddFilesTest : public ::testing::TestWithParam<CatalogKind> {
       catalog_ = std::make_unique<FilesystemCatalog>(warehouse);
       return;
     }
-    if (rest_server_ == nullptr) {
+    if (RestServer() == nullptr) {
       const std::string warehouse = kDir + "/rest-warehouse";
       std::filesystem::remove_all(warehouse);
       absl::StatusOr<std::unique_ptr<testing::RestCatalogFixture>> started =
           testing::RestCatalogFixture::Start(GCPSTREAM_ICEBERG_REST_JAR,
                                              warehouse);
       ASSERT_TRUE(started.ok()) << started.status();
-      rest_server_ = *std::move(started);
+      RestServer() = *std::move(started);
     }
     RestCatalogOptions options;
-    options.uri = rest_server_->uri();
+    options.uri = RestServer()->uri();
     absl::StatusOr<RestCatalog> rest = RestCatalog::Connect(options);
     ASSERT_TRUE(rest.ok()) << rest.status();
     catalog_ = std::make_unique<RestCatalog>(*std::move(rest));
@@ -137,13 +143,10 @@ class AddFilesTest : public ::testing::TestWithParam<CatalogKind> {
     return out;
   }
 
-  static std::unique_ptr<testing::RestCatalogFixture> rest_server_;
   std::unique_ptr<Catalog> catalog_;
   LocalFileIO io_;
   TableIdentifier table_;
 };
-
-std::unique_ptr<testing::RestCatalogFixture> AddFilesTest::rest_server_;
 
 INSTANTIATE_TEST_SUITE_P(
     Catalogs, AddFilesTest,
@@ -603,10 +606,10 @@ TEST_P(AddFilesTest, ACommitThatLosesARaceIsRetriedAgainstTheWinner) {
 
 TEST_P(AddFilesTest, TheTablesRetryPropertiesBoundTheAttempts) {
   TableCreation creation;
-  creation.schema =
-      Schema{0, {iceberg::Field{1, "id", true, Primitive(TypeKind::kLong), ""},
-                 iceberg::Field{2, "amount", false, Primitive(TypeKind::kInt),
-                                ""}}};
+  creation.schema = Schema{
+      0,
+      {iceberg::Field{1, "id", true, Primitive(TypeKind::kLong), ""},
+       iceberg::Field{2, "amount", false, Primitive(TypeKind::kInt), ""}}};
   creation.last_column_id = 2;
   creation.properties = {
       {kNameMappingProperty, NameMappingToJson(NameMappingOf(creation.schema))},

@@ -88,7 +88,7 @@ class Decoder {
       return Datum(schema[static_cast<size_t>(*branch)], named, depth + 1);
     }
     if (schema.is_string()) {
-      const std::string& type = schema.get_ref<const std::string&>();
+      const auto& type = schema.get_ref<const std::string&>();
       auto found = named.find(type);
       if (found != named.end()) return Datum(found->second, named, depth + 1);
       return Primitive(type);
@@ -98,7 +98,7 @@ class Decoder {
     }
     const Json& type = schema["type"];
     if (!type.is_string()) return Datum(type, named, depth + 1);
-    const std::string& kind = type.get_ref<const std::string&>();
+    const auto& kind = type.get_ref<const std::string&>();
     if (kind == "record" || kind == "error" || kind == "enum" ||
         kind == "fixed") {
       named[schema.value("name", "")] = schema;
@@ -210,7 +210,7 @@ absl::StatusOr<std::string> Inflate(absl::string_view compressed) {
     return absl::ResourceExhaustedError("cannot start inflating");
   }
   std::string out;
-  std::string chunk(64 * 1024, '\0');
+  std::string chunk(size_t{64} * 1024, '\0');
   stream.next_in =
       reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
   stream.avail_in = static_cast<uInt>(compressed.size());

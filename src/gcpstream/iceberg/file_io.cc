@@ -18,8 +18,8 @@ std::string LocalPath(const std::string& uri) {
   return std::string(path);
 }
 
-absl::StatusOr<int64_t> LocalFileIO::Size(const std::string& uri) {
-  const std::string path = LocalPath(uri);
+absl::StatusOr<int64_t> LocalFileIO::Size(const std::string& path_or_uri) {
+  const std::string path = LocalPath(path_or_uri);
   std::error_code error;
   const std::uintmax_t size = std::filesystem::file_size(path, error);
   if (error == std::errc::no_such_file_or_directory) {
@@ -32,9 +32,9 @@ absl::StatusOr<int64_t> LocalFileIO::Size(const std::string& uri) {
   return static_cast<int64_t>(size);
 }
 
-absl::StatusOr<std::string> LocalFileIO::Read(const std::string& uri,
+absl::StatusOr<std::string> LocalFileIO::Read(const std::string& path_or_uri,
                                               int64_t offset, int64_t length) {
-  const std::string path = LocalPath(uri);
+  const std::string path = LocalPath(path_or_uri);
   if (offset < 0 || length < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": cannot read ", length, " bytes at offset ", offset));
@@ -57,9 +57,9 @@ absl::StatusOr<std::string> LocalFileIO::Read(const std::string& uri,
   return bytes;
 }
 
-absl::Status LocalFileIO::Write(const std::string& uri,
+absl::Status LocalFileIO::Write(const std::string& path_or_uri,
                                 const std::string& bytes) {
-  const std::string path = LocalPath(uri);
+  const std::string path = LocalPath(path_or_uri);
   std::error_code error;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(),
                                       error);

@@ -35,10 +35,10 @@ std::string LocalPath(const std::string& uri);
 // Local files, by path or `file:` URI (as other writers record them).
 class LocalFileIO final : public FileIO {
  public:
-  absl::StatusOr<int64_t> Size(const std::string& path) override;
-  absl::StatusOr<std::string> Read(const std::string& path, int64_t offset,
-                                   int64_t length) override;
-  absl::Status Write(const std::string& path,
+  absl::StatusOr<int64_t> Size(const std::string& path_or_uri) override;
+  absl::StatusOr<std::string> Read(const std::string& path_or_uri,
+                                   int64_t offset, int64_t length) override;
+  absl::Status Write(const std::string& path_or_uri,
                      const std::string& bytes) override;
 };
 

@@ -138,7 +138,7 @@ absl::StatusOr<std::vector<ManifestEntry>> ReadManifest(
   for (const Json& record : file->records) {
     Fields fields(record, path);
     ManifestEntry entry;
-    const int32_t status = fields.Required<int32_t>("status");
+    const auto status = fields.Required<int32_t>("status");
     if (status < 0 || status > 2) {
       return absl::DataLossError(
           absl::StrCat(path, ": entry status ", status, " is unknown"));

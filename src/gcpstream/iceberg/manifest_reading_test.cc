@@ -23,8 +23,6 @@ namespace {
 
 using ::gcpstream::iceberg::testing::CommandOutput;
 using ::testing::HasSubstr;
-using ::testing::Pair;
-using ::testing::UnorderedElementsAre;
 using Json = nlohmann::json;
 
 const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;

@@ -133,7 +133,8 @@ std::map<int32_t, std::set<std::string>> MappedPaths(
     pending.pop_back();
     for (const MappedField& entry : *level) {
       for (const std::string& name : entry.names) {
-        std::string path = prefix.empty() ? name : prefix + "." + name;
+        std::string path =
+            prefix.empty() ? name : absl::StrCat(prefix, ".", name);
         if (entry.field_id.has_value()) out[*entry.field_id].insert(path);
         pending.emplace_back(std::move(path), &entry.fields);
       }

@@ -32,7 +32,7 @@ std::string RandomUuid() {
 }
 
 int64_t RandomSnapshotId() {
-  const int64_t id = static_cast<int64_t>(Random64() >> 1);
+  const auto id = static_cast<int64_t>(Random64() >> 1);
   return id == 0 ? 1 : id;
 }
 
