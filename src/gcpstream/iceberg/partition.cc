@@ -248,17 +248,17 @@ absl::StatusOr<std::optional<PartitionLiteral>> ParseHuman(
 }  // namespace
 
 int32_t Murmur3Hash32(absl::string_view bytes) {
-  constexpr uint32_t c1 = 0xcc9e2d51;
-  constexpr uint32_t c2 = 0x1b873593;
+  constexpr uint32_t kC1 = 0xcc9e2d51;
+  constexpr uint32_t kC2 = 0x1b873593;
   uint32_t h = 0;
   const size_t blocks = bytes.size() / 4;
   auto rotl = [](uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
   for (size_t i = 0; i < blocks; ++i) {
     uint32_t k = 0;
     std::memcpy(&k, bytes.data() + i * 4, 4);
-    k *= c1;
+    k *= kC1;
     k = rotl(k, 15);
-    k *= c2;
+    k *= kC2;
     h ^= k;
     h = rotl(h, 13);
     h = h * 5 + 0xe6546b64;
@@ -275,9 +275,9 @@ int32_t Murmur3Hash32(absl::string_view bytes) {
       [[fallthrough]];
     case 1:
       k ^= tail[0];
-      k *= c1;
+      k *= kC1;
       k = rotl(k, 15);
-      k *= c2;
+      k *= kC2;
       h ^= k;
       break;
     default:
@@ -331,9 +331,9 @@ absl::StatusOr<Type> PartitionResultType(const PartitionField& field,
 }
 
 absl::StatusOr<std::optional<PartitionLiteral>> ApplyTransform(
-    absl::string_view text, const Type& source,
+    absl::string_view transform_name, const Type& source,
     const std::optional<PartitionLiteral>& value) {
-  absl::StatusOr<Transform> transform = ParseTransform(text);
+  absl::StatusOr<Transform> transform = ParseTransform(transform_name);
   if (!transform.ok()) return transform.status();
   using Kind = Transform::Kind;
   if (!value.has_value() || transform->kind == Kind::kVoid) {
@@ -394,8 +394,9 @@ absl::StatusOr<std::optional<PartitionLiteral>> ApplyTransform(
     case Kind::kVoid:
       break;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "partition transform ", text, " does not apply to ", TypeName(source)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("partition transform ", transform_name,
+                   " does not apply to ", TypeName(source)));
 }
 
 absl::StatusOr<PartitionTuple> PartitionFromMetrics(
@@ -417,7 +418,7 @@ absl::StatusOr<PartitionTuple> PartitionFromMetrics(
       return CannotTell(
           absl::StrCat("column `", column, "` has no statistics in the file"));
     }
-    const int64_t nulls = metrics.null_value_counts.count(id) > 0
+    const int64_t nulls = metrics.null_value_counts.contains(id)
                               ? metrics.null_value_counts.at(id)
                               : 0;
     if (nulls == values->second) {

@@ -28,10 +28,10 @@ using PartitionTuple = std::vector<std::optional<PartitionLiteral>>;
 absl::StatusOr<Type> PartitionResultType(const PartitionField& field,
                                          const Schema& schema);
 
-// `transform` applied to `value` of `source` type (Iceberg's spec
-// "Partition Transforms"; bucket with Murmur3 x86 32-bit).
+// The transform `transform_name` applied to `value` of `source` type (Iceberg's
+// spec "Partition Transforms"; bucket with Murmur3 x86 32-bit).
 absl::StatusOr<std::optional<PartitionLiteral>> ApplyTransform(
-    absl::string_view transform, const Type& source,
+    absl::string_view transform_name, const Type& source,
     const std::optional<PartitionLiteral>& value);
 
 // The file's partition inferred from its footer's full-mode metrics: for
