@@ -133,6 +133,10 @@ class Run {
       readable.push_back(std::move(file));
     }
     files_ = std::move(readable);
+    // Nothing to register: the table is left as it is, repairs and all.
+    if (files_.empty() && !options_.dry_run) {
+      return std::optional<LoadedTable>();
+    }
     const std::vector<SchemaGroup> groups = GroupBySchema(schemas);
     const bool fail = options_.IncompatibleHandling() ==
                       IncompatibleSchemaHandling::kFailPipeline;

@@ -419,6 +419,19 @@ TEST_P(AddFilesTest, UnreadableFilesAreErrorRows) {
   EXPECT_EQ(result->counters.data_files_added, 1);
 }
 
+TEST_P(AddFilesTest, AWindowWithoutReadableFilesCommitsNothing) {
+  ASSERT_TRUE(Add({"orders_a.parquet"}).ok());
+  const std::string before = MetadataFile();
+  absl::StatusOr<AddFilesResult> result =
+      Add({"notes.txt", "corrupt.parquet"},
+          Evolving({EvolutionOption::kAllowFieldAddition}));
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->errors.size(), 2u);
+  EXPECT_FALSE(result->snapshot.has_value());
+  EXPECT_EQ(result->counters.schema_commits, 0);
+  EXPECT_EQ(MetadataFile(), before);
+}
+
 TEST_P(AddFilesTest, FieldIdsThatContradictTheTableAreRefused) {
   ASSERT_TRUE(Add({"orders_a.parquet"}).ok());
   absl::StatusOr<AddFilesResult> result =
