@@ -28,6 +28,20 @@ absl::Status Corrupt(absl::string_view what) {
   return absl::DataLossError(absl::StrCat("not a valid Avro file: ", what));
 }
 
+// A schema member, or null when `object` is not an object or lacks `key`.
+// nlohmann's value() throws on a member of another type than the default;
+// a hostile schema must get a status instead.
+const Json* Member(const Json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto found = object.find(key);
+  return found == object.end() ? nullptr : &*found;
+}
+
+std::string NameOf(const Json& object) {
+  const Json* name = Member(object, "name");
+  return name != nullptr && name->is_string() ? name->get<std::string>() : "";
+}
+
 // Reads Avro's binary encoding from a span, never past its end.
 class Decoder {
  public:
@@ -101,36 +115,51 @@ class Decoder {
     const auto& kind = type.get_ref<const std::string&>();
     if (kind == "record" || kind == "error" || kind == "enum" ||
         kind == "fixed") {
-      named[schema.value("name", "")] = schema;
+      // The first definition stays: Datum() holds references into `named`,
+      // which a redefinition (a corrupt schema) must not destroy.
+      named.try_emplace(NameOf(schema), schema);
     }
     if (kind == "record" || kind == "error") {
       Json out = Json::object();
-      for (const Json& field : schema.value("fields", Json::array())) {
-        absl::StatusOr<Json> value =
-            Datum(field.value("type", Json()), named, depth + 1);
+      const Json* fields = Member(schema, "fields");
+      if (fields == nullptr || !fields->is_array()) {
+        return Corrupt("a record schema without fields");
+      }
+      for (const Json& field : *fields) {
+        const Json* field_type = Member(field, "type");
+        if (field_type == nullptr) return Corrupt("a field without a type");
+        absl::StatusOr<Json> value = Datum(*field_type, named, depth + 1);
         if (!value.ok()) return value.status();
-        out[field.value("name", "")] = *std::move(value);
+        out[NameOf(field)] = *std::move(value);
       }
       return out;
     }
     if (kind == "enum") {
       absl::StatusOr<int64_t> index = Long();
       if (!index.ok()) return index.status();
-      const Json symbols = schema.value("symbols", Json::array());
-      if (*index < 0 || static_cast<size_t>(*index) >= symbols.size()) {
+      const Json* symbols = Member(schema, "symbols");
+      if (symbols == nullptr || !symbols->is_array() || *index < 0 ||
+          static_cast<size_t>(*index) >= symbols->size()) {
         return Corrupt(absl::StrCat("enum index ", *index));
       }
-      return symbols[static_cast<size_t>(*index)];
+      return (*symbols)[static_cast<size_t>(*index)];
     }
     if (kind == "fixed") {
-      absl::StatusOr<absl::string_view> bytes =
-          Take(schema.value("size", int64_t{0}));
+      const Json* size = Member(schema, "size");
+      if (size == nullptr || !size->is_number_integer()) {
+        return Corrupt("a fixed schema without an integer size");
+      }
+      absl::StatusOr<absl::string_view> bytes = Take(size->get<int64_t>());
       if (!bytes.ok()) return bytes.status();
       return Json(std::string(*bytes));
     }
     if (kind == "array" || kind == "map") {
       const bool is_map = kind == "map";
-      const Json& items = schema.value(is_map ? "values" : "items", Json());
+      const Json* items = Member(schema, is_map ? "values" : "items");
+      if (items == nullptr) {
+        return Corrupt(absl::StrCat("a", is_map ? " map" : "n array",
+                                    " schema without its item type"));
+      }
       Json out = is_map ? Json::object() : Json::array();
       while (true) {
         absl::StatusOr<int64_t> count = Long();
@@ -151,7 +180,7 @@ class Decoder {
             if (!read.ok()) return read.status();
             key = *std::move(read);
           }
-          absl::StatusOr<Json> value = Datum(items, named, depth + 1);
+          absl::StatusOr<Json> value = Datum(*items, named, depth + 1);
           if (!value.ok()) return value.status();
           if (is_map) {
             out[key] = *std::move(value);
