@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <set>
 #include <string>
@@ -33,6 +34,7 @@ using Json = nlohmann::json;
 const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
 constexpr int kFiles = 60;
 constexpr int kCrashes = 16;
+constexpr int kTargetedCrashes = 4;
 
 class IcebergAddFilesCrashTest : public ::testing::Test {
  protected:
@@ -67,9 +69,11 @@ class IcebergAddFilesCrashTest : public ::testing::Test {
             kDir + "/files/listing.txt"};
   }
 
-  // Runs the command; kills it after `kill_after` unless it ended first.
-  // Whether it was killed.
-  static bool RunAndMaybeKill(absl::Duration kill_after) {
+  // Runs the command; kills it after `kill_after`, or as soon as
+  // `kill_now` holds, unless it ended first. Whether it was killed.
+  static bool RunAndMaybeKill(
+      absl::Duration kill_after,
+      const std::function<bool()>& kill_now = [] { return false; }) {
     emulators::ChildProcessOptions options;
     options.argv = Arguments();
     options.log_path = kDir + "/run.log";
@@ -79,8 +83,9 @@ class IcebergAddFilesCrashTest : public ::testing::Test {
     if (!run.ok()) return false;
     const absl::Time deadline = absl::Now() + kill_after;
     std::optional<std::string> ended;
-    while (!(ended = (*run)->Poll()).has_value() && absl::Now() < deadline) {
-      absl::SleepFor(absl::Milliseconds(1));
+    while (!(ended = (*run)->Poll()).has_value() && absl::Now() < deadline &&
+           !kill_now()) {
+      absl::SleepFor(absl::Microseconds(50));
     }
     if (ended.has_value()) return false;
     kill((*run)->pid(), SIGKILL);
@@ -95,6 +100,32 @@ class IcebergAddFilesCrashTest : public ::testing::Test {
     Json parsed = Json::parse(out, nullptr, false);
     EXPECT_FALSE(parsed.is_discarded()) << out;
     return parsed;
+  }
+
+  // Checks the table a crash left behind; whether it holds some files but
+  // not all, i.e. the kill landed after the table's creation (or schema
+  // commit) and before the data commit.
+  static bool CheckAfterCrash(const std::string& crash) {
+    const Json table = Table();
+    EXPECT_FALSE(table.contains("error")) << crash << ": " << table.dump();
+    EXPECT_EQ(table["duplicates"], 0) << crash;
+    EXPECT_EQ(table["rows"].get<size_t>(), 10 * table["files"].size()) << crash;
+    return table["exists"] == true &&
+           table["files"].size() < static_cast<size_t>(kFiles);
+  }
+
+  // Running again completes what the crashes left undone.
+  static void FinishAndCheck(const std::string& crash) {
+    testing::Outcome finished = testing::Gcpstream(
+        absl::StrCat("iceberg add-files --catalog ", kDir,
+                     "/warehouse --table db.events --schema-evolution-options "
+                     "allow-field-addition --already-added skip --paths-from ",
+                     kDir, "/files/listing.txt"));
+    ASSERT_EQ(finished.exit_code, 0) << finished.output;
+    const Json table = Table();
+    EXPECT_EQ(table["duplicates"], 0) << crash;
+    EXPECT_EQ(table["files"].size(), static_cast<size_t>(kFiles)) << crash;
+    EXPECT_EQ(table["rows"], 10 * kFiles) << crash;
   }
 };
 
@@ -125,31 +156,28 @@ TEST_F(IcebergAddFilesCrashTest, KilledRunsLoseNothingAndRegisterNothingTwice) {
     const double at = (i + 0.5) / kCrashes;
     for (const double when : {at, fraction(random)}) {
       if (RunAndMaybeKill(whole_run * when)) ++killed;
-      const Json table = Table();
-      EXPECT_FALSE(table.contains("error"))
-          << "after crash " << i << ": " << table.dump();
-      EXPECT_EQ(table["duplicates"], 0) << "after crash " << i;
-      EXPECT_EQ(table["rows"].get<size_t>(), 10 * table["files"].size())
-          << "after crash " << i;
-      // A table without every file: killed after the table's creation
-      // (or schema commit) and before the data commit landed.
-      if (table["exists"] == true &&
-          table["files"].size() < static_cast<size_t>(kFiles)) {
+      if (CheckAfterCrash(absl::StrCat("sweep crash ", i))) {
         ++killed_between_commits;
       }
     }
-    // Running again completes what the crashes left undone.
-    testing::Outcome finished = testing::Gcpstream(
-        absl::StrCat("iceberg add-files --catalog ", kDir,
-                     "/warehouse --table db.events --schema-evolution-options "
-                     "allow-field-addition --already-added skip --paths-from ",
-                     kDir, "/files/listing.txt"));
-    ASSERT_EQ(finished.exit_code, 0) << finished.output;
-    const Json table = Table();
-    EXPECT_EQ(table["duplicates"], 0) << "run " << i;
-    EXPECT_EQ(table["files"].size(), static_cast<size_t>(kFiles))
-        << "run " << i;
-    EXPECT_EQ(table["rows"], 10 * kFiles) << "run " << i;
+    FinishAndCheck(absl::StrCat("sweep run ", i));
+  }
+  // On a loaded machine the time between the two commits can be too short
+  // for the sweep to hit, so some kills aim at it: as soon as the table's
+  // first metadata file appears.
+  const std::string first_metadata =
+      kDir + "/warehouse/db/events/metadata/v1.metadata.json";
+  for (int i = 0; i < kTargetedCrashes; ++i) {
+    std::filesystem::remove_all(kDir + "/warehouse");
+    if (RunAndMaybeKill(whole_run * 10, [&] {
+          return std::filesystem::exists(first_metadata);
+        })) {
+      ++killed;
+    }
+    if (CheckAfterCrash(absl::StrCat("targeted crash ", i))) {
+      ++killed_between_commits;
+    }
+    FinishAndCheck(absl::StrCat("targeted run ", i));
   }
   // Half the runs are killed at a random moment; most of the others within
   // the run's duration.
