@@ -103,10 +103,10 @@ class RecordingQueue : public DeadLetterQueue {
     return offer_status;
   }
   absl::Status Flush() override {
-    calls_->push_back("flush");
+    calls_->emplace_back("flush");
     return flush_status;
   }
-  void Close() override { calls_->push_back("close"); }
+  void Close() override { calls_->emplace_back("close"); }
 
   absl::Status offer_status;
   absl::Status flush_status;

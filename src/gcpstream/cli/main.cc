@@ -165,7 +165,8 @@ int Run(const std::string& path, const RunFlags& flags) {
     }
     metrics_server = *std::move(started);
     std::cout << "gcpstream: metrics on http://" << flags.metrics_address << ":"
-              << metrics_server->port() << "/metrics and /healthz" << std::endl;
+              << metrics_server->port() << "/metrics and /healthz\n"
+              << std::flush;
   }
   absl::StatusOr<runtime::JobSummary> summary;
   {

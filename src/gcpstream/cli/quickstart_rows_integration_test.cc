@@ -159,7 +159,8 @@ TEST(QuickstartRowsTest, EveryRowAndMessageIsTheOneTheRulesPredict) {
       got.insert(order.at("order_id").get<int64_t>());
       EXPECT_EQ(order.at("region"), region);
       EXPECT_EQ(message.attributes().at("region"), region);
-      EXPECT_EQ(message.ordering_key(), order.at("customer_id"));
+      EXPECT_EQ(message.ordering_key(),
+                order.at("customer_id").get<std::string>());
     }
     EXPECT_EQ(messages.size(), ids.size()) << region;
     EXPECT_EQ(got, ids) << region;

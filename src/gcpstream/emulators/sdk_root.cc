@@ -31,7 +31,7 @@ std::optional<fs::path> RootOfGcloudOnPath() {
     if (!fs::exists(candidate, error)) continue;
     const fs::path resolved = fs::canonical(candidate, error);
     if (error) continue;
-    const fs::path root = resolved.parent_path().parent_path();
+    fs::path root = resolved.parent_path().parent_path();
     if (LooksLikeSdkRoot(root)) return root;
   }
   return std::nullopt;

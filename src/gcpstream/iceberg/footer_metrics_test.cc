@@ -111,8 +111,10 @@ TEST_F(FooterMetricsTest, MatchesPyicebergOnEveryCommonType) {
     EXPECT_EQ(metrics->value_counts.at(id), expected["value_counts"][key]);
     EXPECT_EQ(metrics->null_value_counts.at(id),
               expected["null_value_counts"][key]);
-    EXPECT_EQ(Hex(metrics->lower_bounds.at(id)), expected["lower_bounds"][key]);
-    EXPECT_EQ(Hex(metrics->upper_bounds.at(id)), expected["upper_bounds"][key]);
+    EXPECT_EQ(Hex(metrics->lower_bounds.at(id)),
+              expected["lower_bounds"][key].get<std::string>());
+    EXPECT_EQ(Hex(metrics->upper_bounds.at(id)),
+              expected["upper_bounds"][key].get<std::string>());
     EXPECT_GT(metrics->column_sizes.at(id), 0);
   }
 }

@@ -37,12 +37,14 @@ absl::StatusOr<HttpResponse> SendHttpRequest(const HttpRequest& request) {
   }
   std::unique_ptr<curl_slist, HeaderListDeleter> headers;
   for (const std::string& header : request.headers) {
-    curl_slist* appended = curl_slist_append(headers.get(), header.c_str());
+    // On success the list now starts at `appended` (the same list); on
+    // failure it is unchanged and still owned here.
+    curl_slist* list = headers.release();
+    curl_slist* appended = curl_slist_append(list, header.c_str());
+    headers.reset(appended != nullptr ? appended : list);
     if (appended == nullptr) {
       return absl::ResourceExhaustedError("cannot build HTTP headers");
     }
-    static_cast<void>(headers.release());
-    headers.reset(appended);
   }
   HttpResponse response;
   CURL* handle = curl.get();

@@ -138,6 +138,7 @@ Schema Convert(const FooterBuilder& builder) {
 
 std::vector<std::string> TypeNames(const Schema& schema) {
   std::vector<std::string> names;
+  names.reserve(schema.fields.size());
   for (const Field& field : schema.fields) {
     names.push_back(TypeName(field.type));
   }

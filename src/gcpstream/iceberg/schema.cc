@@ -1,12 +1,15 @@
 #include "gcpstream/iceberg/schema.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace gcpstream::iceberg {
 namespace {
@@ -92,12 +95,25 @@ absl::StatusOr<Type> PrimitiveFromName(std::string name) {
   for (const Named& named : kKinds) {
     if (name == named.name) return Primitive(named.kind);
   }
-  int32_t a = 0;
-  int32_t b = 0;
-  if (std::sscanf(name.c_str(), "decimal(%d,%d)", &a, &b) == 2) {
-    return Decimal(a, b);
+  // "decimal(P,S)" (Iceberg's Java writes "decimal(P, S)") and "fixed[L]";
+  // anything around or between the numbers makes the type unknown.
+  absl::string_view rest = name;
+  int32_t precision = 0;
+  int32_t scale = 0;
+  if (absl::ConsumePrefix(&rest, "decimal(") &&
+      absl::ConsumeSuffix(&rest, ")")) {
+    const std::vector<absl::string_view> parts = absl::StrSplit(rest, ',');
+    if (parts.size() == 2 && absl::SimpleAtoi(parts[0], &precision) &&
+        absl::SimpleAtoi(parts[1], &scale)) {
+      return Decimal(precision, scale);
+    }
   }
-  if (std::sscanf(name.c_str(), "fixed[%d]", &a) == 1) return Fixed(a);
+  rest = name;
+  int32_t length = 0;
+  if (absl::ConsumePrefix(&rest, "fixed[") && absl::ConsumeSuffix(&rest, "]") &&
+      absl::SimpleAtoi(rest, &length)) {
+    return Fixed(length);
+  }
   return Malformed(absl::StrCat("unknown type '", name, "'"));
 }
 

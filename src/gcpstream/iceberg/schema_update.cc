@@ -163,6 +163,7 @@ std::string DescribeType(const Type& type) {
   switch (type.kind) {
     case TypeKind::kStruct: {
       std::vector<std::string> fields;
+      fields.reserve(type.fields.size());
       for (const Field& field : type.fields) {
         fields.push_back(absl::StrCat(
             field.name, ": ", field.required ? "required " : "optional ",

@@ -238,6 +238,7 @@ TEST_F(PubSubSourceTest, AcknowledgesOnlyWhatCompletedCheckpointsCover) {
   std::vector<std::string> acked =
       AckIds<AcknowledgeRequest>(*server_, kAcknowledge);
   std::vector<std::string> first_ten;
+  first_ten.reserve(acked.size());
   for (int64_t i = 0; i < static_cast<int64_t>(acked.size()); ++i) {
     first_ten.push_back(absl::StrCat("ack-", output.values[i]));
   }

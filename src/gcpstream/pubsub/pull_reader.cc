@@ -556,6 +556,7 @@ void PullReader::Close() {
   closed_ = true;
   // Nacked messages come back at once to whoever reads next (a restart).
   std::vector<Leased> nack;
+  nack.reserve(pending_.size() + emitted_.size());
   for (ReceivedMessage& m : pending_) {
     nack.push_back(Leased{.ack_id = std::move(m.ack_id), .slot = m.slot});
   }

@@ -195,7 +195,7 @@ absl::StatusOr<std::vector<int64_t>> CheckpointStorage::List() const {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(directory_, error)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(kPrefix, 0) != 0 || name.size() <= sizeof(kSuffix) ||
+    if (!name.starts_with(kPrefix) || name.size() <= sizeof(kSuffix) ||
         name.substr(name.size() - (sizeof(kSuffix) - 1)) != kSuffix) {
       continue;  // Temporary files and anything else are not checkpoints.
     }

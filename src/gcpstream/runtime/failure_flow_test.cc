@@ -24,7 +24,7 @@ class RecordingHandler final : public FailureHandler<FailedElement> {
   RecordingHandler(std::vector<std::string>* log, absl::Status handle_status)
       : log_(log), handle_status_(std::move(handle_status)) {}
   absl::Status Open(const FailureHandlerContext&) override {
-    log_->push_back("open");
+    log_->emplace_back("open");
     return absl::OkStatus();
   }
   absl::Status Handle(const FailedElement& failure) override {
@@ -33,7 +33,7 @@ class RecordingHandler final : public FailureHandler<FailedElement> {
     return handle_status_;
   }
   absl::Status Flush() override {
-    log_->push_back("flush");
+    log_->emplace_back("flush");
     return absl::OkStatus();
   }
   void Close() override {}
@@ -70,7 +70,7 @@ class AsyncWriter {
   absl::Status Flush() {
     executor_.YieldUntil([this] { return in_flight_ == 0; });
     if (absl::Status failed = failure_.Check(); !failed.ok()) return failed;
-    log_->push_back("drained");
+    log_->emplace_back("drained");
     return handler_->Flush();
   }
 

@@ -36,7 +36,8 @@ class Pipeline {
   template <typename S, typename T = typename S::RecordType>
   DataStream<T> AddSource(std::shared_ptr<S> source, int parallelism,
                           WatermarkStrategy<T> strategy = {}) {
-    return AddTypedSource<T>(std::move(source), parallelism,
+    return AddTypedSource<T>(std::shared_ptr<Source<T>>(std::move(source)),
+                             parallelism,
                              std::move(strategy));
   }
 
@@ -53,7 +54,7 @@ class Pipeline {
 
  private:
   template <typename T>
-  DataStream<T> AddTypedSource(std::shared_ptr<Source<T>> source,
+  DataStream<T> AddTypedSource(const std::shared_ptr<Source<T>>& source,
                                int parallelism, WatermarkStrategy<T> strategy);
   absl::StatusOr<RestoredState> Restore(CheckpointStorage* storage);
 
@@ -67,7 +68,7 @@ class Pipeline {
 };
 
 template <typename T>
-DataStream<T> Pipeline::AddTypedSource(std::shared_ptr<Source<T>> source,
+DataStream<T> Pipeline::AddTypedSource(const std::shared_ptr<Source<T>>& source,
                                        int parallelism,
                                        WatermarkStrategy<T> strategy) {
   const std::string id =

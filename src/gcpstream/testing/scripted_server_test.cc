@@ -86,7 +86,7 @@ TEST(ScriptedServerTest, PerEntryPartialFailuresFromTheRequest) {
         for (int i = 0; i < req.entries_size(); ++i) {
           auto* entry = response.add_entries();
           entry->set_index(i);
-          const bool bad = req.entries(i).row_key().rfind("bad", 0) == 0;
+          const bool bad = req.entries(i).row_key().starts_with("bad");
           entry->mutable_status()->set_code(
               bad ? grpc::StatusCode::INVALID_ARGUMENT : 0);
         }

@@ -70,7 +70,7 @@ std::map<int64_t, int> ReadOutput(const std::string& directory) {
   std::map<int64_t, int> count;
   for (const auto& entry : fs::directory_iterator(directory)) {
     const std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || name.rfind("part-", 0) != 0) continue;
+    if (!entry.is_regular_file() || !name.starts_with("part-")) continue;
     std::ifstream in(entry.path());
     for (std::string line; std::getline(in, line);) {
       int64_t value = 0;
@@ -101,7 +101,7 @@ TEST(PubSubSourceCrashTest, EveryMessageLandsAndNothingStaysUnacknowledged) {
   ASSERT_TRUE(proxy.ok()) << proxy.status();
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (std::string(*entry).rfind("PUBSUB_EMULATOR_HOST=", 0) != 0) {
+    if (!std::string(*entry).starts_with("PUBSUB_EMULATOR_HOST=")) {
       environment.emplace_back(*entry);
     }
   }

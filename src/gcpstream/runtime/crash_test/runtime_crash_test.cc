@@ -120,7 +120,7 @@ class RuntimeCrashTest : public ::testing::Test {
     std::vector<int64_t> values;
     for (const auto& entry : fs::directory_iterator(root_ + "/output")) {
       const std::string name = entry.path().filename().string();
-      if (!entry.is_regular_file() || name.rfind("part-", 0) != 0) continue;
+      if (!entry.is_regular_file() || !name.starts_with("part-")) continue;
       std::ifstream in(entry.path());
       for (std::string line; std::getline(in, line);) {
         int64_t value = 0;

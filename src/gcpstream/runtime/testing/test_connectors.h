@@ -89,6 +89,7 @@ class CountingSource final : public Source<int64_t> {
     }
     absl::StatusOr<std::vector<Split>> SnapshotState(int64_t) override {
       std::vector<Split> splits;
+      splits.reserve(splits_.size());
       for (const SplitState& split : splits_) {
         splits.push_back(Split{split.id, absl::StrCat(split.next)});
       }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -96,11 +97,11 @@ TEST(SpannerCrashTest, ReplayedUpsertsLeaveTheTableIdentical) {
   // A completed checkpoint (written to a temporary file, then renamed).
   auto has_checkpoint = [&] {
     std::error_code error;
-    for (const auto& entry :
-         fs::directory_iterator(root + "/checkpoints", error)) {
-      if (entry.path().extension() == ".json") return true;
-    }
-    return false;
+    return std::ranges::any_of(
+        fs::directory_iterator(root + "/checkpoints", error),
+        [](const fs::directory_entry& entry) {
+          return entry.path().extension() == ".json";
+        });
   };
   for (int run = 0; run < kKills; ++run) {
     const pid_t pid = launch(run);
