@@ -37,8 +37,7 @@ class Pipeline {
   DataStream<T> AddSource(std::shared_ptr<S> source, int parallelism,
                           WatermarkStrategy<T> strategy = {}) {
     return AddTypedSource<T>(std::shared_ptr<Source<T>>(std::move(source)),
-                             parallelism,
-                             std::move(strategy));
+                             parallelism, std::move(strategy));
   }
 
   // Runs until a bounded input is fully written and committed, or the job
