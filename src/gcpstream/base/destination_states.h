@@ -108,6 +108,16 @@ class DestinationStates {
     return Acquired{entries_.front().state.get(), false};
   }
 
+  // Records a use of `destination` at `now` (most recently used), for a
+  // caller that holds on to the state between uses; nothing if it has none.
+  void MarkUsed(const D& destination, absl::Time now) {
+    if (!entries_.empty() && entries_.front().destination == destination) {
+      entries_.front().last_used = now;
+    } else if (auto it = index_.find(destination); it != index_.end()) {
+      Touch(it->second, now);
+    }
+  }
+
   // The state for `destination` if one exists; does not count as a use.
   S* Find(const D& destination) const {
     auto it = index_.find(destination);

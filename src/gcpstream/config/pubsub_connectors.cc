@@ -80,14 +80,13 @@ absl::StatusOr<MessageMapping> ReadMapping(OptionMap& options) {
   return mapping;
 }
 
-absl::StatusOr<std::optional<PubsubMessage>> ToMessage(
-    const MessageMapping& mapping, const Record& record,
-    const WriterContext& context) {
+// Fills the sink's `message` in place.
+absl::Status ToMessage(const MessageMapping& mapping, const Record& record,
+                       const WriterContext& context, PubsubMessage& message) {
   // A topic that cannot be named for this record fails the record.
   absl::StatusOr<std::string> topic = mapping.topic.Render(
       record, context.event_time.value_or(absl::InfinitePast()));
   if (!topic.ok()) return topic.status();
-  PubsubMessage message;
   if (mapping.data.has_value()) {
     absl::StatusOr<const Record*> data = mapping.data->Find(record);
     if (!data.ok()) return data.status();
@@ -114,7 +113,7 @@ absl::StatusOr<std::optional<PubsubMessage>> ToMessage(
     if (!text.ok()) return text.status();
     message.set_ordering_key(*std::move(text));
   }
-  return std::optional<PubsubMessage>(std::move(message));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
@@ -168,11 +167,11 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
       });
   return std::make_shared<pubsub::PubSubSink<Record>>(
       sink, std::move(resolver),
-      [shared](const Record& record, const WriterContext& context)
-          -> absl::StatusOr<std::optional<PubsubMessage>> {
-        auto message = ToMessage(*shared, record, context);
-        if (!message.ok()) return WithRecord(message.status(), record);
-        return message;
+      [shared](const Record& record, const WriterContext& context,
+               PubsubMessage& message) -> absl::StatusOr<pubsub::Serialized> {
+        absl::Status filled = ToMessage(*shared, record, context, message);
+        if (!filled.ok()) return WithRecord(filled, record);
+        return pubsub::Serialized::kPublish;
       },
       MakeFailureHandlerFactory<pubsub::PubSubFailedElement>(
           *std::move(handler)));

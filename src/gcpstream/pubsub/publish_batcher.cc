@@ -59,14 +59,12 @@ absl::StatusOr<PublishBatcher> PublishBatcher::Create(
 PublishBatcher::PublishBatcher(std::string topic,
                                const PublishBatcherOptions& options,
                                const Clock& clock)
-    : options_(options), clock_(&clock) {
+    : options_(options),
+      clock_(&clock),
+      empty_request_bytes_(
+          static_cast<int64_t>(LengthDelimitedFieldBytes(topic.size()))) {
   request_.set_topic(std::move(topic));
-  bytes_ = EmptyRequestBytes();
-}
-
-int64_t PublishBatcher::EmptyRequestBytes() const {
-  return static_cast<int64_t>(
-      LengthDelimitedFieldBytes(request_.topic().size()));
+  bytes_ = empty_request_bytes_;
 }
 
 size_t PublishBatcher::FramedSize(size_t message_bytes) {
@@ -75,7 +73,7 @@ size_t PublishBatcher::FramedSize(size_t message_bytes) {
 
 absl::Status PublishBatcher::CheckMessage(size_t message_bytes) const {
   const int64_t alone =
-      EmptyRequestBytes() + static_cast<int64_t>(FramedSize(message_bytes));
+      empty_request_bytes_ + static_cast<int64_t>(FramedSize(message_bytes));
   if (alone <= kMaxPublishRequestBytes) return absl::OkStatus();
   // The service's per-message limit (10 MB of data, attributes and ordering
   // key) is below the request limit; any message past it also fails here,
@@ -95,10 +93,10 @@ bool PublishBatcher::HasRoomFor(size_t message_bytes) const {
          options_.max_bytes;
 }
 
-absl::Status PublishBatcher::Add(PubsubMessage&& message,
+absl::Status PublishBatcher::Add(std::unique_ptr<PubsubMessage> message,
                                  size_t message_bytes) {
   const auto framed = static_cast<int64_t>(FramedSize(message_bytes));
-  if (EmptyRequestBytes() + framed > kMaxPublishRequestBytes) {
+  if (empty_request_bytes_ + framed > kMaxPublishRequestBytes) {
     return CheckMessage(message_bytes);
   }
   if (!HasRoomFor(message_bytes)) {
@@ -108,7 +106,7 @@ absl::Status PublishBatcher::Add(PubsubMessage&& message,
         " bytes; Take() it first"));
   }
   if (empty()) first_added_ = clock_->Now();
-  request_.mutable_messages()->Add(std::move(message));
+  request_.mutable_messages()->AddAllocated(message.release());
   bytes_ += framed;
   return absl::OkStatus();
 }
@@ -130,7 +128,7 @@ PublishRequest PublishBatcher::Take() {
   PublishRequest out;
   out.set_topic(request_.topic());
   out.Swap(&request_);
-  bytes_ = EmptyRequestBytes();
+  bytes_ = empty_request_bytes_;
   first_added_ = absl::InfiniteFuture();
   return out;
 }

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -102,11 +103,14 @@ class PublishBatcher {
   // Adds `message` to the open batch. InvalidArgument (see CheckMessage) if
   // it can never be sent, FailedPrecondition if !HasRoomFor(message); the
   // batch is unchanged in both cases.
-  absl::Status Add(google::pubsub::v1::PubsubMessage&& message,
+  // The request takes `message` over as it is (no copy, no move).
+  absl::Status Add(std::unique_ptr<google::pubsub::v1::PubsubMessage> message,
                    size_t message_bytes);
   absl::Status Add(google::pubsub::v1::PubsubMessage message) {
     const size_t message_bytes = message.ByteSizeLong();
-    return Add(std::move(message), message_bytes);
+    return Add(
+        std::make_unique<google::pubsub::v1::PubsubMessage>(std::move(message)),
+        message_bytes);
   }
 
   // A threshold of count or bytes is reached: send before adding more.
@@ -131,11 +135,10 @@ class PublishBatcher {
   PublishBatcher(std::string topic, const PublishBatcherOptions& options,
                  const Clock& clock);
 
-  // The size of a request holding only the topic.
-  int64_t EmptyRequestBytes() const;
-
   PublishBatcherOptions options_;
   const Clock* clock_;
+  // The size of a request holding only the topic.
+  int64_t empty_request_bytes_;
   google::pubsub::v1::PublishRequest request_;
   int64_t bytes_ = 0;
   absl::Time first_added_ = absl::InfiniteFuture();

@@ -175,11 +175,15 @@ absl::Status PublishEngine::RegisterMetrics(
   return absl::OkStatus();
 }
 
-absl::Status PublishEngine::Publish(const TopicDestination& topic,
-                                    PubsubMessage&& message,
-                                    const WriterContext& context) {
-  if (!failure_.ok()) return failure_;
+absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
+                                          const WriterContext& context) {
+  PubsubMessage& message = StagedMessage();
+  if (!failure_.ok()) {
+    message.Clear();
+    return failure_;
+  }
   if (!message.ordering_key().empty() && !options_.enable_message_ordering) {
+    message.Clear();
     Fail(absl::FailedPreconditionError(absl::StrCat(
         options_.name, ": record #", context.record_position, " (subtask ",
         context.subtask_index,
@@ -187,20 +191,36 @@ absl::Status PublishEngine::Publish(const TopicDestination& topic,
         kEnableMessageOrderingKey, "' to true, or do not set ordering keys")));
     return failure_;
   }
-  if (absl::Status refused = CheckMessageLimits(message); !refused.ok()) {
-    Route(topic.ResourceName(), message, refused, /*attempts=*/1);
-    return failure_;
-  }
   // Computed once: the batcher and the caps all count this size.
-  const auto bytes = static_cast<int64_t>(message.ByteSizeLong());
-  if (absl::Status room = WaitForRoom(bytes); !room.ok()) return room;
-  absl::StatusOr<TopicPublisher*> publisher = AcquirePublisher(topic);
-  if (!publisher.ok()) {
-    Fail(publisher.status());
+  absl::StatusOr<int64_t> checked = CheckedMessageSize(message);
+  if (!checked.ok()) {
+    Route(topic.ResourceName(), message, checked.status(), /*attempts=*/1);
+    message.Clear();
     return failure_;
   }
-  if (absl::Status refused = (*publisher)->CheckMessage(bytes); !refused.ok()) {
-    Route((*publisher)->topic_name(), message, refused, /*attempts=*/1);
+  const int64_t bytes = *checked;
+  if (absl::Status room = WaitForRoom(bytes); !room.ok()) {
+    message.Clear();
+    return room;
+  }
+  // Most records go where the previous one went: its publisher is reused
+  // without a lookup or a clock read. Its last use is then recorded when a
+  // batch opens, at most one open batch (batch-max-delay) early for the
+  // idle sweep.
+  TopicPublisher* publisher = last_publisher_;
+  if (publisher == nullptr || publisher->topic() != topic) {
+    last_publisher_ = nullptr;  // Acquiring may release it.
+    absl::StatusOr<TopicPublisher*> acquired = AcquirePublisher(topic);
+    if (!acquired.ok()) {
+      message.Clear();
+      Fail(acquired.status());
+      return failure_;
+    }
+    publisher = last_publisher_ = *acquired;
+  }
+  if (absl::Status refused = publisher->CheckMessage(bytes); !refused.ok()) {
+    Route(publisher->topic_name(), message, refused, /*attempts=*/1);
+    message.Clear();
     return failure_;
   }
   in_flight_messages_ += 1;
@@ -208,11 +228,12 @@ absl::Status PublishEngine::Publish(const TopicDestination& topic,
   pubsub_metrics_.in_flight_messages->Set(in_flight_messages_);
   metrics_.in_flight_records->Set(in_flight_messages_);
   metrics_.in_flight_bytes->Set(in_flight_bytes_);
-  std::vector<PublishBatch> to_send;
-  const bool opened_batch =
-      (*publisher)->Add(std::move(message), bytes, to_send);
-  Send(**publisher, std::move(to_send));
-  if (opened_batch && !timer_armed_) ArmTimer();
+  const bool opened_batch = publisher->Add(std::move(staged_), bytes, to_send_);
+  Send(*publisher, to_send_);
+  if (opened_batch) {
+    publishers_.MarkUsed(topic, clock_.Now());
+    if (!timer_armed_) ArmTimer();
+  }
   return failure_;
 }
 
@@ -304,7 +325,7 @@ absl::Status PublishEngine::WaitWithProgress(Predicate done, const char* what) {
 }
 
 void PublishEngine::Send(TopicPublisher& publisher,
-                         std::vector<PublishBatch> batches) {
+                         std::vector<PublishBatch>& batches) {
   for (PublishBatch& batch : batches) {
     auto call = std::make_unique<Call>();
     call->id = next_call_id_++;
@@ -317,6 +338,7 @@ void PublishEngine::Send(TopicPublisher& publisher,
     calls_.emplace(started.id, std::move(call));
     StartAttempt(started, publisher);
   }
+  batches.clear();
 }
 
 void PublishEngine::StartAttempt(Call& call, TopicPublisher& publisher) {
@@ -386,7 +408,7 @@ void PublishEngine::OnPublishDone(uint64_t id, const absl::Status& status) {
     calls_.erase(it);
     std::vector<PublishBatch> to_send;
     publisher->Resend(std::move(refused), to_send);
-    Send(*publisher, std::move(to_send));
+    Send(*publisher, to_send);
     return;
   }
   RetryOrFail(call, *publisher, status, status_class);
@@ -485,7 +507,7 @@ void PublishEngine::Resolve(
   if (!failure_.ok()) return;  // A failed writer sends nothing more.
   std::vector<PublishBatch> to_send;
   publisher.OnBatchDone(key, to_send);
-  Send(publisher, std::move(to_send));
+  Send(publisher, to_send);
 }
 
 // One CreateTopic through its attempts; shared with the callbacks of its
@@ -668,6 +690,7 @@ absl::Status PublishEngine::Flush(bool end_of_input) {
     return failure_;
   }
   if (!end_of_input) {
+    last_publisher_ = nullptr;  // The sweep may release it.
     absl::Status swept = publishers_.SweepIdle(clock_.Now());
     SyncEvictionMetric();
     if (!swept.ok()) {
@@ -684,7 +707,7 @@ void PublishEngine::SendDue(bool all) {
   publishers_.ForEach([&](const TopicDestination&, TopicPublisher& publisher) {
     std::vector<PublishBatch> to_send;
     publisher.CloseBatches(all, to_send);
-    Send(publisher, std::move(to_send));
+    Send(publisher, to_send);
   });
 }
 
@@ -743,6 +766,7 @@ void PublishEngine::Close() {
   self_.reset();
   calls_.clear();
   creations_.clear();
+  last_publisher_ = nullptr;
   (void)publishers_.ReleaseAll();
   handler_->Close();
 }

@@ -78,13 +78,25 @@ class PublishEngine {
   PublishEngine(const PublishEngine&) = delete;
   PublishEngine& operator=(const PublishEngine&) = delete;
 
-  // Publishes `message` to `topic`, once there is room under the in-flight
-  // caps. A message the service would refuse on its own (too large, empty,
-  // bad attributes) goes to the failure handler instead. Returns the first
-  // failure of the writer, if any.
-  absl::Status Publish(const TopicDestination& topic,
-                       google::pubsub::v1::PubsubMessage&& message,
-                       const WriterContext& context);
+  // The message the next record is serialized into: empty, owned by the
+  // engine until PublishStaged() links it into a request (so a record costs
+  // no message of its own beyond the one the request holds).
+  google::pubsub::v1::PubsubMessage& StagedMessage() {
+    if (staged_ == nullptr) {
+      staged_ = std::make_unique<google::pubsub::v1::PubsubMessage>();
+    }
+    return *staged_;
+  }
+  // Empties the staged message (its record was skipped or failed).
+  void DiscardStaged() {
+    if (staged_ != nullptr) staged_->Clear();
+  }
+  // Publishes the staged message to `topic`, once there is room under the
+  // in-flight caps. A message the service would refuse on its own (too
+  // large, empty, bad attributes) goes to the failure handler instead.
+  // Returns the first failure of the writer, if any.
+  absl::Status PublishStaged(const TopicDestination& topic,
+                             const WriterContext& context);
   // A record the serializer failed on: routed to the failure handler.
   absl::Status RouteSerializationFailure(const TopicDestination& topic,
                                          const absl::Status& status,
@@ -132,7 +144,8 @@ class PublishEngine {
   template <typename Predicate>
   absl::Status WaitWithProgress(Predicate done, const char* what);
 
-  void Send(TopicPublisher& publisher, std::vector<PublishBatch> batches);
+  // Sends and empties `batches`.
+  void Send(TopicPublisher& publisher, std::vector<PublishBatch>& batches);
   void StartAttempt(Call& call, TopicPublisher& publisher);
   void OnPublishDone(uint64_t id, const absl::Status& status);
   void OnRefusedAlone(Call& call, TopicPublisher& publisher,
@@ -187,6 +200,13 @@ class PublishEngine {
   std::map<uint64_t, std::unique_ptr<Call>> calls_;  // In id (send) order.
   // Topic creations in progress, by topic name.
   absl::flat_hash_map<std::string, std::shared_ptr<Creation>> creations_;
+  // The publisher the previous message went to; null when unknown or
+  // possibly released.
+  TopicPublisher* last_publisher_ = nullptr;
+  // Batches PublishStaged() sends; kept to reuse its capacity.
+  std::vector<PublishBatch> to_send_;
+  // See StagedMessage(); null once handed to a request.
+  std::unique_ptr<google::pubsub::v1::PubsubMessage> staged_;
   uint64_t next_call_id_ = 0;
   int64_t in_flight_messages_ = 0;
   int64_t in_flight_bytes_ = 0;

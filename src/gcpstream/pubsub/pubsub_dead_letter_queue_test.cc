@@ -114,7 +114,7 @@ TEST(PubSubDeadLetterQueueMessageTest, OriginalAttributesStayWithinLimits) {
   failure.attributes["long-value"] = std::string(2000, 'v');
   PubsubMessage message = PubSubDeadLetterQueue::ToMessage(failure);
   EXPECT_EQ(message.attributes_size(), 100);
-  EXPECT_TRUE(CheckMessageLimits(message).ok());
+  EXPECT_TRUE(CheckedMessageSize(message).ok());
   const int kept = 99 - static_cast<int>(DeadLetterAttributes(failure).size());
   EXPECT_EQ(message.attributes().at("dlq-attributes-dropped"),
             absl::StrCat(152 - kept));

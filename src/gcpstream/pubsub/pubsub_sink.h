@@ -38,7 +38,7 @@ class PubSubSink final : public runtime::Sink<T> {
 
   // Every record to `topic`.
   PubSubSink(PubSubSinkOptions options, TopicDestination topic,
-             MessageSerializer<T> serializer,
+             AnyMessageSerializer<T> serializer,
              PubSubFailureHandlerFactory failure_handler = nullptr)
       : options_(std::move(options)),
         fixed_topic_(std::move(topic)),
@@ -49,7 +49,7 @@ class PubSubSink final : public runtime::Sink<T> {
   // the sink's writers, each calling it on its own task thread: it must be
   // safe to call concurrently (a pure function of the record is).
   PubSubSink(PubSubSinkOptions options, std::shared_ptr<Resolver> resolver,
-             MessageSerializer<T> serializer,
+             AnyMessageSerializer<T> serializer,
              PubSubFailureHandlerFactory failure_handler = nullptr)
       : options_(std::move(options)),
         resolver_(std::move(resolver)),
@@ -89,7 +89,8 @@ class PubSubSink final : public runtime::Sink<T> {
   class Writer final : public runtime::SinkWriter<T> {
    public:
     Writer(std::optional<TopicDestination> fixed_topic,
-           std::shared_ptr<Resolver> resolver, MessageSerializer<T> serializer,
+           std::shared_ptr<Resolver> resolver,
+           AnyMessageSerializer<T> serializer,
            std::unique_ptr<PublishEngine> engine, std::string sink_name)
         : fixed_topic_(std::move(fixed_topic)),
           resolver_(std::move(resolver)),
@@ -107,17 +108,19 @@ class PubSubSink final : public runtime::Sink<T> {
       }
       const TopicDestination& topic =
           fixed_topic_.has_value() ? *fixed_topic_ : *resolved;
-      absl::StatusOr<std::optional<PubsubMessage>> message =
-          serializer_(record, context);
-      if (!message.ok()) {
-        return engine_->RouteSerializationFailure(topic, message.status(),
+      absl::StatusOr<Serialized> serialized =
+          serializer_(record, context, engine_->StagedMessage());
+      if (!serialized.ok()) {
+        engine_->DiscardStaged();
+        return engine_->RouteSerializationFailure(topic, serialized.status(),
                                                   context);
       }
-      if (!message->has_value()) {
+      if (*serialized == Serialized::kSkip) {
+        engine_->DiscardStaged();
         engine_->CountSkipped();
         return absl::OkStatus();
       }
-      return engine_->Publish(topic, std::move(**message), context);
+      return engine_->PublishStaged(topic, context);
     }
 
     absl::Status Flush(bool end_of_input) override {
@@ -131,7 +134,7 @@ class PubSubSink final : public runtime::Sink<T> {
    private:
     const std::optional<TopicDestination> fixed_topic_;
     std::shared_ptr<Resolver> resolver_;
-    MessageSerializer<T> serializer_;
+    AnyMessageSerializer<T> serializer_;
     std::unique_ptr<PublishEngine> engine_;
     std::string sink_name_;
   };
@@ -140,7 +143,7 @@ class PubSubSink final : public runtime::Sink<T> {
   // Set for a fixed topic; otherwise `resolver_` names each record's.
   std::optional<TopicDestination> fixed_topic_;
   std::shared_ptr<Resolver> resolver_;
-  MessageSerializer<T> serializer_;
+  AnyMessageSerializer<T> serializer_;
   PubSubFailureHandlerFactory failure_handler_;
 };
 

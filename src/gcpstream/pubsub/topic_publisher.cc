@@ -36,9 +36,9 @@ absl::Status TopicPublisher::CheckMessage(int64_t bytes) const {
   return prototype_.CheckMessage(static_cast<size_t>(bytes));
 }
 
-bool TopicPublisher::Add(PubsubMessage&& message, int64_t bytes,
+bool TopicPublisher::Add(std::unique_ptr<PubsubMessage> message, int64_t bytes,
                          std::vector<PublishBatch>& to_send) {
-  LaneEntry& entry = LaneFor(message.ordering_key());
+  LaneEntry& entry = LaneFor(message->ordering_key());
   const std::string& key = entry.first;
   Lane& lane = entry.second;
   const auto message_bytes = static_cast<size_t>(bytes);

@@ -62,8 +62,8 @@ class TopicPublisher {
   // to its lane; appends to `to_send` the batches that must go out now.
   // True when the message opened a new batch (which then needs the
   // batch-delay timer).
-  bool Add(google::pubsub::v1::PubsubMessage&& message, int64_t bytes,
-           std::vector<PublishBatch>& to_send);
+  bool Add(std::unique_ptr<google::pubsub::v1::PubsubMessage> message,
+           int64_t bytes, std::vector<PublishBatch>& to_send);
 
   // Closes the open batches that are due (every open batch when `all`) and
   // appends what may be sent now.
