@@ -526,6 +526,43 @@ TEST_F(PubSubSinkTest, SkippedAndUnserializableRecordsAreCounted) {
   writer->Close();
 }
 
+// An in-place serializer that fills part of the message and then fails or
+// skips: nothing it filled reaches the next record's message.
+TEST_F(PubSubSinkTest, InPlaceSerializerLeavesNothingBehindOnSkipOrFailure) {
+  PubSubSink<Order> sink(
+      Options(), OrderTopicResolver("p"),
+      [](const Order& order, const WriterContext&,
+         PubsubMessage& message) -> absl::StatusOr<Serialized> {
+        EXPECT_EQ(message.ByteSizeLong(), 0U) << "handed over non-empty";
+        (*message.mutable_attributes())["seen"] = order.data;
+        message.set_data(order.data);
+        if (order.data == "skip") return Serialized::kSkip;
+        if (order.data == "broken") {
+          return absl::InvalidArgumentError("field 'amount' is missing");
+        }
+        return Serialized::kPublish;
+      },
+      Recording(failures_));
+  auto writer = sink.CreateWriter(task_.Context());
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  for (const char* data : {"skip", "1", "broken", "2", "skip", "3"}) {
+    ASSERT_TRUE(task_.Write(**writer, {"orders", "", data}).ok());
+  }
+  ASSERT_TRUE((*writer)->Flush(false).ok());
+  EXPECT_EQ(Received(), (std::vector<std::string>{"1", "2", "3"}));
+  for (const auto& recorded : server_->Requests(kPublish)) {
+    const PublishRequest request = RequestOf(recorded);
+    for (const auto& message : request.messages()) {
+      EXPECT_EQ(message.attributes().size(), 1U);
+      EXPECT_EQ(message.attributes().at("seen"), message.data());
+    }
+  }
+  EXPECT_EQ(task_.Metric("records_skipped"), "2");
+  EXPECT_EQ(task_.Metric("records_routed"), "1");
+  EXPECT_EQ(task_.Metric("records_written"), "3");
+  (*writer)->Close();
+}
+
 TEST_F(PubSubSinkTest, NoProgressFailsAfterPublishProgressTimeout) {
   server_->SetDefault(kPublish, [](const google::protobuf::Message& m) {
     return Delayed(absl::Seconds(30),
