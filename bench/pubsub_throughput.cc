@@ -611,6 +611,7 @@ int main(int argc, char** argv) {
         // Each run's scenarios ran back to back, so the ratio within a run
         // cancels most of a shared machine's drift between runs.
         std::vector<double> ratios;
+        ratios.reserve(runs);
         for (int run = 0; run < runs; ++run) {
           ratios.push_back(results[raw][run].PerCpuSecond() /
                            results[ours][run].PerCpuSecond());
