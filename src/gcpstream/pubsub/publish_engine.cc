@@ -208,7 +208,11 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
   // batch opens, at most one open batch (batch-max-delay) early for the
   // idle sweep.
   TopicPublisher* publisher = last_publisher_;
-  if (publisher == nullptr || publisher->topic() != topic) {
+  const bool fixed = &topic == fixed_topic_;
+  const bool same_topic =
+      publisher != nullptr &&
+      ((fixed && last_publisher_is_fixed_) || publisher->topic() == topic);
+  if (!same_topic) {
     last_publisher_ = nullptr;  // Acquiring may release it.
     absl::StatusOr<TopicPublisher*> acquired = AcquirePublisher(topic);
     if (!acquired.ok()) {
@@ -217,6 +221,7 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
       return failure_;
     }
     publisher = last_publisher_ = *acquired;
+    last_publisher_is_fixed_ = fixed;
   }
   if (absl::Status refused = publisher->CheckMessage(bytes); !refused.ok()) {
     Route(publisher->topic_name(), message, refused, /*attempts=*/1);

@@ -87,6 +87,10 @@ class PublishEngine {
     }
     return *staged_;
   }
+  // Declares `topic` the writer's fixed topic: it outlives the engine and
+  // never changes, so a PublishStaged() given this very object needs no
+  // comparison with the previous record's topic.
+  void SetFixedTopic(const TopicDestination& topic) { fixed_topic_ = &topic; }
   // Empties the staged message (its record was skipped or failed).
   void DiscardStaged() {
     if (staged_ != nullptr) staged_->Clear();
@@ -201,8 +205,10 @@ class PublishEngine {
   // Topic creations in progress, by topic name.
   absl::flat_hash_map<std::string, std::shared_ptr<Creation>> creations_;
   // The publisher the previous message went to; null when unknown or
-  // possibly released.
+  // possibly released. Whether it was acquired for `fixed_topic_`.
   TopicPublisher* last_publisher_ = nullptr;
+  bool last_publisher_is_fixed_ = false;
+  const TopicDestination* fixed_topic_ = nullptr;
   // Batches PublishStaged() sends; kept to reuse its capacity.
   std::vector<PublishBatch> to_send_;
   // See StagedMessage(); null once handed to a request.

@@ -96,7 +96,9 @@ class PubSubSink final : public runtime::Sink<T> {
           resolver_(std::move(resolver)),
           serializer_(std::move(serializer)),
           engine_(std::move(engine)),
-          sink_name_(std::move(sink_name)) {}
+          sink_name_(std::move(sink_name)) {
+      if (fixed_topic_.has_value()) engine_->SetFixedTopic(*fixed_topic_);
+    }
 
     absl::Status Write(const T& record, const WriterContext& context) override {
       engine_->CountIn();
