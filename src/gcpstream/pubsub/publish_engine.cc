@@ -5,6 +5,7 @@
 
 #include <grpcpp/client_context.h>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "gcpstream/base/backoff_policy.h"
@@ -178,12 +179,11 @@ absl::Status PublishEngine::RegisterMetrics(
 absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
                                           const WriterContext& context) {
   PubsubMessage& message = StagedMessage();
-  if (!failure_.ok()) {
-    message.Clear();
-    return failure_;
-  }
+  // Whatever return is taken before the request takes the message over,
+  // the next record gets it empty.
+  absl::Cleanup discard = [this] { DiscardStaged(); };
+  if (!failure_.ok()) return failure_;
   if (!message.ordering_key().empty() && !options_.enable_message_ordering) {
-    message.Clear();
     Fail(absl::FailedPreconditionError(absl::StrCat(
         options_.name, ": record #", context.record_position, " (subtask ",
         context.subtask_index,
@@ -195,12 +195,10 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
   absl::StatusOr<int64_t> checked = CheckedMessageSize(message);
   if (!checked.ok()) {
     Route(topic.ResourceName(), message, checked.status(), /*attempts=*/1);
-    message.Clear();
     return failure_;
   }
   const int64_t bytes = *checked;
   if (absl::Status room = WaitForRoom(bytes); !room.ok()) {
-    message.Clear();
     return room;
   }
   // Most records go where the previous one went: its publisher is reused
@@ -216,7 +214,6 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
     last_publisher_ = nullptr;  // Acquiring may release it.
     absl::StatusOr<TopicPublisher*> acquired = AcquirePublisher(topic);
     if (!acquired.ok()) {
-      message.Clear();
       Fail(acquired.status());
       return failure_;
     }
@@ -225,7 +222,6 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
   }
   if (absl::Status refused = publisher->CheckMessage(bytes); !refused.ok()) {
     Route(publisher->topic_name(), message, refused, /*attempts=*/1);
-    message.Clear();
     return failure_;
   }
   in_flight_messages_ += 1;
