@@ -33,6 +33,11 @@ bool IsRetryExhausted(const absl::Status& status) {
   return status.GetPayload(kRetryExhaustedUrl).has_value();
 }
 
+absl::Status MarkRetryExhausted(absl::Status status) {
+  status.SetPayload(kRetryExhaustedUrl, absl::Cord());
+  return status;
+}
+
 absl::StatusOr<RetryState> RetryState::Create(const RetryOptions& options,
                                               const Clock& clock,
                                               UniformRandom random) {
@@ -87,9 +92,8 @@ RetryDecision RetryState::Exhausted(const absl::Status& last,
                    absl::FormatDuration(clock_->Now() - start_), ", ", why,
                    "; last error: ", absl::StatusCodeToString(last.code()),
                    ": ", last.message()));
-  exhausted.SetPayload(kRetryExhaustedUrl, absl::Cord());
   return {RetryDecision::Action::kFail, absl::ZeroDuration(),
-          std::move(exhausted)};
+          MarkRetryExhausted(std::move(exhausted))};
 }
 
 }  // namespace gcpstream

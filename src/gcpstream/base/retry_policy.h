@@ -45,6 +45,10 @@ struct RetryDecision {
 // routing must refuse such a status: an outage must not let a dropping
 // failure handler discard a backlog.
 bool IsRetryExhausted(const absl::Status& status);
+// `status` with that mark: for a loop that ends without a verdict on its
+// records for another reason than its policy (a request that may not be
+// resent, say).
+absl::Status MarkRetryExhausted(absl::Status status);
 
 // The retry loop of one request (or one entry re-sent on its own), kept as
 // state so that asynchronous writers can drive it from completions: after

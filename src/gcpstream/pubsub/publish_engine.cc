@@ -6,11 +6,8 @@
 #include <grpcpp/client_context.h>
 
 #include "absl/cleanup/cleanup.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "gcpstream/base/backoff_policy.h"
 #include "gcpstream/pubsub/pubsub_message.h"
-#include "google/protobuf/util/time_util.h"
 #include "spdlog/spdlog.h"
 
 namespace gcpstream::pubsub {
@@ -18,24 +15,11 @@ namespace {
 
 using ::google::pubsub::v1::PublishResponse;
 using ::google::pubsub::v1::PubsubMessage;
-using ::google::pubsub::v1::Topic;
 
 // The deadline of one attempt, as in Google's clients. A hung attempt (the
 // emulator hangs on oversized requests) ends as a retryable
 // DEADLINE_EXCEEDED instead of waiting forever.
 constexpr absl::Duration kAttemptTimeout = absl::Seconds(60);
-
-absl::Status FromGrpc(const grpc::Status& status) {
-  if (status.ok()) return absl::OkStatus();
-  return {static_cast<absl::StatusCode>(status.error_code()),
-          status.error_message()};
-}
-
-absl::Time AttemptDeadline(const RetryState& retry, const Clock& clock) {
-  const absl::Duration budget = retry.deadline() - clock.Now();
-  return absl::Now() +
-         std::clamp(budget, absl::Milliseconds(1), kAttemptTimeout);
-}
 
 }  // namespace
 
@@ -49,8 +33,9 @@ struct PublishEngine::Call {
   PublishBatch batch;
   PublishResponse response;
   std::unique_ptr<grpc::ClientContext> context;
-  std::optional<RetryState> retry;
-  std::unique_ptr<grpc::Alarm> alarm;
+  std::optional<connector::Retry> retry;
+  // Waiting out a backoff.
+  connector::TaskTimer::Id retry_timer = 0;
   // Refused with NOT_FOUND; waits for the topic to be created.
   bool parked = false;
 };
@@ -61,30 +46,27 @@ absl::StatusOr<std::unique_ptr<PublishEngine>> PublishEngine::Create(
   if (absl::Status status = CheckPubSubSinkOptions(options); !status.ok()) {
     return status;
   }
-  if (handler == nullptr) handler = FailJob<PubSubFailedElement>();
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
       auth::MakeChannel(auth::Service::kPubSub, options.channel);
   if (!channel.ok()) return channel.status();
   auto engine = std::make_unique<PublishEngine>(
-      ConstructorKey(), std::move(options), context, std::move(handler),
-      *std::move(channel));
-  if (absl::Status status = engine->Init(context); !status.ok()) return status;
+      ConstructorKey(), std::move(options), context, *std::move(channel));
+  if (absl::Status status = engine->Init(context, std::move(handler));
+      !status.ok()) {
+    return status;
+  }
   return engine;
 }
 
 PublishEngine::PublishEngine(ConstructorKey, PubSubSinkOptions options,
                              const runtime::SinkWriterContext& context,
-                             std::unique_ptr<Handler> handler,
                              std::shared_ptr<grpc::Channel> channel)
     : options_(std::move(options)),
-      clock_(options_.clock != nullptr ? *options_.clock
-                                       : RealClock::Instance()),
       executor_(context.mailbox),
-      subtask_index_(context.subtask_index),
+      timer_(connector::MakeTimer(options_.make_timer, executor_)),
+      clock_(options_.clock != nullptr ? *options_.clock : timer_->clock()),
       channel_(std::move(channel)),
       stub_(google::pubsub::v1::Publisher::NewStub(channel_)),
-      handler_(std::move(handler)),
-      registry_(context.metrics),
       publishers_(
           DestinationStatesOptions{
               .idle_timeout = options_.destination_idle_timeout,
@@ -93,45 +75,48 @@ PublishEngine::PublishEngine(ConstructorKey, PubSubSinkOptions options,
             return std::make_unique<TopicPublisher>(
                 topic, options_.batching, clock_, options_.shutdown_timeout);
           }),
-      tracker_(std::make_shared<CallbackTracker>()),
-      self_(std::make_shared<PublishEngine*>(this)) {
-  labels_.pipeline = context.pipeline;
-  labels_.operator_name = context.sink_name;
-  labels_.subtask = context.subtask_index;
-}
+      completions_(executor_) {}
 
 PublishEngine::~PublishEngine() { Close(); }
 
-absl::Status PublishEngine::Init(const runtime::SinkWriterContext& context) {
-  absl::StatusOr<RejectionConfirmation> rejection =
-      RejectionConfirmation::Create(kPublishClassification,
-                                    options_.max_consecutive_rejections,
-                                    options_.name);
-  if (!rejection.ok()) return rejection.status();
-  rejection_.emplace(*std::move(rejection));
-  if (absl::Status status = RegisterMetrics(context); !status.ok()) {
+absl::Status PublishEngine::Init(const runtime::SinkWriterContext& context,
+                                 std::unique_ptr<Handler> handler) {
+  if (absl::Status status = core_.Open(
+          connector::WriterCoreOptions{
+              .connector = "pubsub",
+              .sink_name = options_.name,
+              .classification = &kPublishClassification,
+              .max_consecutive_rejections = options_.max_consecutive_rejections,
+              .error_metric_prefix = "publish_errors_",
+              .error_metric_help =
+                  "Publish calls that failed with this status code.",
+              .clock = &clock_},
+          context, std::move(handler));
+      !status.ok()) {
     return status;
   }
-  return handler_->Open(FailureHandlerContext{.subtask_index = subtask_index_,
-                                              .connector = "pubsub",
-                                              .metrics = registry_,
-                                              .labels = labels_});
+  in_flight_.emplace(
+      connector::InFlightOptions{
+          .max_records = options_.max_in_flight_messages,
+          .max_bytes = options_.max_in_flight_bytes,
+          .progress_timeout = options_.publish_progress_timeout,
+          .max_records_key = "max-in-flight-messages",
+          .max_bytes_key = "max-in-flight-bytes",
+          .progress_timeout_key = kPublishProgressTimeoutKey,
+          .completion = "publish",
+          .records = "messages"},
+      core_, *timer_, executor_);
+  return RegisterMetrics();
 }
 
-absl::Status PublishEngine::RegisterMetrics(
-    const runtime::SinkWriterContext& context) {
-  // Without a registry the metrics are private: still counted, for tests.
-  MetricsRegistry private_registry;
-  MetricsRegistry& registry =
-      context.metrics != nullptr ? *context.metrics : private_registry;
-  absl::StatusOr<SinkMetrics> sink = SinkMetrics::Create(registry, labels_);
-  if (!sink.ok()) return sink.status();
-  metrics_ = *std::move(sink);
+absl::Status PublishEngine::RegisterMetrics() {
+  MetricsRegistry& registry = core_.registry();
+  const MetricLabels& labels = core_.labels();
   auto gauge = [&](const char* name, const char* help) {
-    return registry.GetGauge(name, help, labels_);
+    return registry.GetGauge(name, help, labels);
   };
   auto counter = [&](const char* name, const char* help) {
-    return registry.GetCounter(name, help, labels_);
+    return registry.GetCounter(name, help, labels);
   };
   auto in_flight =
       gauge("in_flight_messages",
@@ -154,7 +139,7 @@ absl::Status PublishEngine::RegisterMetrics(
   auto latency = registry.GetHistogram(
       "publish_latency_seconds",
       "Seconds from sending a Publish request to its answer, per attempt.",
-      labels_,
+      labels,
       {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
        10, 30, 60});
   for (const absl::Status& status :
@@ -163,11 +148,22 @@ absl::Status PublishEngine::RegisterMetrics(
         evicted_capacity.status(), latency.status()}) {
     if (!status.ok()) return status;
   }
-  pubsub_metrics_ = Metrics{.in_flight_messages = *in_flight,
-                            .parked_messages = *parked,
-                            .topics_created = *created,
+  pubsub_metrics_ = Metrics{.parked_messages = *parked,
                             .publishers_evicted = *evicted,
                             .publish_latency = *latency};
+  in_flight_->MirrorRecordsTo(*in_flight);
+  creator_.emplace(
+      options_, clock_, *stub_, *timer_, completions_, *created,
+      TopicCreator::Callbacks{
+          // A failed writer acts on no answer.
+          .find = [this](const TopicDestination& topic) -> TopicPublisher* {
+            return core_.failed() ? nullptr : publishers_.Find(topic);
+          },
+          .on_exists =
+              [this](TopicPublisher& publisher) { RepublishParked(publisher); },
+          .on_failed =
+              [this](const absl::Status& status) { core_.Fail(status); },
+          .on_answer = [this] { in_flight_->OnProgress(); }});
   publishers_.SetMetrics(std::make_shared<DestinationMetrics>(
       DestinationMetrics{.active = *active,
                          .created = *opened,
@@ -182,23 +178,24 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
   // Whatever return is taken before the request takes the message over,
   // the next record gets it empty.
   absl::Cleanup discard = [this] { DiscardStaged(); };
-  if (!failure_.ok()) return failure_;
+  if (core_.failed()) return core_.failure();
   if (!message.ordering_key().empty() && !options_.enable_message_ordering) {
-    Fail(absl::FailedPreconditionError(absl::StrCat(
+    return core_.Fail(absl::FailedPreconditionError(absl::StrCat(
         options_.name, ": record #", context.record_position, " (subtask ",
         context.subtask_index,
         ") has an ordering key but message ordering is off; set option '",
         kEnableMessageOrderingKey, "' to true, or do not set ordering keys")));
-    return failure_;
   }
   // Computed once: the batcher and the caps all count this size.
   absl::StatusOr<int64_t> checked = CheckedMessageSize(message);
   if (!checked.ok()) {
     Route(topic.ResourceName(), message, checked.status(), /*attempts=*/1);
-    return failure_;
+    return core_.failure();
   }
   const int64_t bytes = *checked;
-  if (absl::Status room = WaitForRoom(bytes); !room.ok()) {
+  if (absl::Status room =
+          in_flight_->WaitForRoom(bytes, [this] { SendDue(/*all=*/true); });
+      !room.ok()) {
     return room;
   }
   // Most records go where the previous one went: its publisher is reused
@@ -213,50 +210,22 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
   if (!same_topic) {
     last_publisher_ = nullptr;  // Acquiring may release it.
     absl::StatusOr<TopicPublisher*> acquired = AcquirePublisher(topic);
-    if (!acquired.ok()) {
-      Fail(acquired.status());
-      return failure_;
-    }
+    if (!acquired.ok()) return core_.Fail(acquired.status());
     publisher = last_publisher_ = *acquired;
     last_publisher_is_fixed_ = fixed;
   }
   if (absl::Status refused = publisher->CheckMessage(bytes); !refused.ok()) {
     Route(publisher->topic_name(), message, refused, /*attempts=*/1);
-    return failure_;
+    return core_.failure();
   }
-  in_flight_messages_ += 1;
-  in_flight_bytes_ += bytes;
-  pubsub_metrics_.in_flight_messages->Set(in_flight_messages_);
-  metrics_.in_flight_records->Set(in_flight_messages_);
-  metrics_.in_flight_bytes->Set(in_flight_bytes_);
+  in_flight_->Add(1, bytes);
   const bool opened_batch = publisher->Add(std::move(staged_), bytes, to_send_);
   Send(*publisher, to_send_);
   if (opened_batch) {
     publishers_.MarkUsed(topic, clock_.Now());
-    if (!timer_armed_) ArmTimer();
+    if (batch_timer_ == 0) ArmTimer();
   }
-  return failure_;
-}
-
-absl::Status PublishEngine::RouteSerializationFailure(
-    const TopicDestination& topic, const absl::Status& status,
-    const WriterContext& context) {
-  if (!failure_.ok()) return failure_;
-  PubSubFailedElement failed;
-  failed.connector = "pubsub";
-  failed.destination = topic.ResourceName();
-  failed.status =
-      absl::Status(status.code(), absl::StrCat("serializer failed on record #",
-                                               context.record_position, ": ",
-                                               status.message()));
-  failed.payload = RecordPayloadOf(status);
-  failed.failure_time = clock_.Now();
-  failed.subtask_index = subtask_index_;
-  metrics_.records_routed->Increment();
-  if (absl::Status handled = handler_->Handle(failed); !handled.ok()) {
-    Fail(handled);
-  }
-  return failure_;
+  return core_.failure();
 }
 
 absl::StatusOr<TopicPublisher*> PublishEngine::AcquirePublisher(
@@ -271,9 +240,9 @@ absl::StatusOr<TopicPublisher*> PublishEngine::AcquirePublisher(
     // Every publisher has work in flight: send it all and wait until one
     // of them is clean.
     SendDue(/*all=*/true);
-    bool any_clean = false;
-    absl::Status waited = WaitWithProgress(
+    absl::Status waited = in_flight_->WaitUntil(
         [&] {
+          bool any_clean = false;
           publishers_.ForEach([&](const TopicDestination&, TopicPublisher& p) {
             any_clean |= p.IsClean();
           });
@@ -284,47 +253,6 @@ absl::StatusOr<TopicPublisher*> PublishEngine::AcquirePublisher(
   }
 }
 
-absl::Status PublishEngine::WaitForRoom(int64_t bytes) {
-  auto has_room = [&] {
-    // A message larger than the byte cap still goes into an empty writer.
-    return in_flight_messages_ == 0 ||
-           (in_flight_messages_ + 1 <= options_.max_in_flight_messages &&
-            in_flight_bytes_ + bytes <= options_.max_in_flight_bytes);
-  };
-  if (has_room()) return absl::OkStatus();
-  // Batches still open would never complete: send them before waiting.
-  SendDue(/*all=*/true);
-  return WaitWithProgress(has_room, "room under max-in-flight-messages/-bytes");
-}
-
-template <typename Predicate>
-absl::Status PublishEngine::WaitWithProgress(Predicate done, const char* what) {
-  last_progress_ = absl::Now();
-  while (failure_.ok()) {
-    const absl::Time deadline =
-        last_progress_ + options_.publish_progress_timeout;
-    if (executor_.YieldUntil([&] { return done() || !failure_.ok(); },
-                             deadline)) {
-      break;
-    }
-    if (absl::Now() < deadline) {
-      return absl::CancelledError(
-          absl::StrCat(options_.name, ": stopped waiting for ", what,
-                       " because the job was cancelled"));
-    }
-    // A completion since the wait began moves the deadline.
-    if (absl::Now() < last_progress_ + options_.publish_progress_timeout) {
-      continue;
-    }
-    Fail(absl::DeadlineExceededError(absl::StrCat(
-        options_.name, ": no publish completed for ",
-        absl::FormatDuration(options_.publish_progress_timeout),
-        " while waiting for ", what, " (option '", kPublishProgressTimeoutKey,
-        "'); ", in_flight_messages_, " messages are still in flight")));
-  }
-  return failure_;
-}
-
 void PublishEngine::Send(TopicPublisher& publisher,
                          std::vector<PublishBatch>& batches) {
   for (PublishBatch& batch : batches) {
@@ -332,9 +260,10 @@ void PublishEngine::Send(TopicPublisher& publisher,
     call->id = next_call_id_++;
     call->topic = publisher.topic();
     call->batch = std::move(batch);
-    // Cannot fail: the retry options were checked in Create().
-    call->retry.emplace(
-        *RetryState::Create(options_.retry, clock_, DefaultUniformRandom()));
+    // Cannot fail: the retry options were checked in Create(). A publish
+    // may be resent: a duplicate is what at-least-once allows.
+    call->retry.emplace(*connector::Retry::Create(
+        options_.retry, clock_, connector::Idempotency::kIdempotent));
     Call& started = *call;
     calls_.emplace(started.id, std::move(call));
     StartAttempt(started, publisher);
@@ -345,54 +274,48 @@ void PublishEngine::Send(TopicPublisher& publisher,
 void PublishEngine::StartAttempt(Call& call, TopicPublisher& publisher) {
   call.context = std::make_unique<grpc::ClientContext>();
   call.context->set_deadline(
-      absl::ToChronoTime(AttemptDeadline(*call.retry, clock_)));
+      absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
   call.context->AddMetadata("x-goog-request-params",
                             absl::StrCat("topic=", publisher.topic_name()));
   call.response.Clear();
-  metrics_.requests->Increment();
-  tracker_->Begin();
-  publisher.tracker()->Begin();
-  // Runs on a gRPC thread: only posts the result to the task thread.
+  core_.metrics().requests->Increment();
   stub_->async()->Publish(
       call.context.get(), &call.batch.request, &call.response,
-      [self = std::weak_ptr<PublishEngine*>(self_), executor = executor_,
-       tracker = tracker_, topic_tracker = publisher.tracker(),
-       latency = pubsub_metrics_.publish_latency, sent = absl::Now(),
-       id = call.id](const grpc::Status& status) mutable {
-        latency->Observe(absl::ToDoubleSeconds(absl::Now() - sent));
-        executor.Post([self, id, result = FromGrpc(status)] {
-          if (auto engine = self.lock()) (*engine)->OnPublishDone(id, result);
-        });
-        topic_tracker->End();
-        tracker->End();
-      });
+      completions_.Wrap(
+          [this, id = call.id](const absl::Status& status) {
+            OnPublishDone(id, status);
+          },
+          publisher.tracker(),
+          [latency = pubsub_metrics_.publish_latency, sent = absl::Now()] {
+            latency->Observe(absl::ToDoubleSeconds(absl::Now() - sent));
+          }));
 }
 
 void PublishEngine::OnPublishDone(uint64_t id, const absl::Status& status) {
   auto it = calls_.find(id);
   if (it == calls_.end()) return;  // Abandoned by Close().
   Call& call = *it->second;
-  last_progress_ = absl::Now();
+  in_flight_->OnProgress();
   TopicPublisher* publisher = publishers_.Find(call.topic);
   if (publisher == nullptr) {
     // Unreachable: a publisher with calls is never clean, so never released.
-    Fail(absl::InternalError(absl::StrCat(
+    core_.Fail(absl::InternalError(absl::StrCat(
         options_.name, ": lost the publisher of ", call.topic.ResourceName())));
     return;
   }
   if (status.ok()) {
-    const int64_t n = call.batch.request.messages_size();
-    metrics_.records_written->Increment(n);
-    metrics_.bytes_written->Increment(call.batch.bytes);
+    SinkMetrics& metrics = core_.metrics();
+    metrics.records_written->Increment(call.batch.request.messages_size());
+    metrics.bytes_written->Increment(call.batch.bytes);
     if (call.batch.confirming) {
-      rejection_->OnSingleResult(status);
+      core_.rejection().OnSingleResult(status);
     } else {
-      rejection_->OnSuccess();
+      core_.rejection().OnSuccess();
     }
     Resolve(it, *publisher);
     return;
   }
-  CountError(status);
+  core_.CountError(status);
   if (status.code() == absl::StatusCode::kNotFound) {
     OnNotFound(call, *publisher, status);
     return;
@@ -417,7 +340,8 @@ void PublishEngine::OnPublishDone(uint64_t id, const absl::Status& status) {
 
 void PublishEngine::OnRefusedAlone(Call& call, TopicPublisher& publisher,
                                    const absl::Status& status) {
-  RejectionConfirmation::Verdict verdict = rejection_->OnSingleResult(status);
+  RejectionConfirmation::Verdict verdict =
+      core_.rejection().OnSingleResult(status);
   switch (verdict.kind) {
     case ConfirmationVerdict::kRouted:
       Route(publisher.topic_name(), call.batch.request.messages(0), status,
@@ -429,7 +353,7 @@ void PublishEngine::OnRefusedAlone(Call& call, TopicPublisher& publisher,
       return;
     case ConfirmationVerdict::kWritten:  // Not reached: status is an error.
     case ConfirmationVerdict::kFatal:
-      Fail(verdict.status);
+      core_.Fail(verdict.status);
       return;
   }
 }
@@ -437,7 +361,7 @@ void PublishEngine::OnRefusedAlone(Call& call, TopicPublisher& publisher,
 void PublishEngine::OnNotFound(Call& call, TopicPublisher& publisher,
                                const absl::Status& status) {
   if (options_.create_disposition == CreateDisposition::kCreateNever) {
-    Fail(absl::NotFoundError(absl::StrCat(
+    core_.Fail(absl::NotFoundError(absl::StrCat(
         options_.name, ": topic ", publisher.topic_name(),
         " does not exist and option '", kCreateDispositionOption.key(),
         "' is '",
@@ -455,7 +379,7 @@ void PublishEngine::OnNotFound(Call& call, TopicPublisher& publisher,
   call.parked = true;
   parked_messages_ += call.batch.request.messages_size();
   pubsub_metrics_.parked_messages->Set(parked_messages_);
-  if (publisher.state() != TopicState::kCreating) StartCreate(publisher);
+  if (publisher.state() != TopicState::kCreating) creator_->Start(publisher);
 }
 
 void PublishEngine::RetryOrFail(Call& call, TopicPublisher& publisher,
@@ -463,164 +387,35 @@ void PublishEngine::RetryOrFail(Call& call, TopicPublisher& publisher,
                                 StatusClass status_class) {
   RetryDecision decision = call.retry->OnFailure(status, status_class);
   if (decision.action != RetryDecision::Action::kRetryAfter) {
-    Fail(absl::Status(decision.status.code(),
-                      absl::StrCat(options_.name, ": publishing ",
-                                   call.batch.request.messages_size(),
-                                   " messages to ", publisher.topic_name(),
-                                   " failed: ", decision.status.message())));
+    core_.Fail(connector::Reworded(
+        decision.status, absl::StrCat(options_.name, ": publishing ",
+                                      call.batch.request.messages_size(),
+                                      " messages to ", publisher.topic_name(),
+                                      " failed: ", decision.status.message())));
     return;
   }
-  metrics_.request_retries->Increment();
-  call.alarm = std::make_unique<grpc::Alarm>();
-  tracker_->Begin();
-  publisher.tracker()->Begin();
-  call.alarm->Set(
-      absl::ToChronoTime(absl::Now() + decision.delay),
-      [self = std::weak_ptr<PublishEngine*>(self_), executor = executor_,
-       tracker = tracker_, topic_tracker = publisher.tracker(),
-       id = call.id](bool fired) mutable {
-        executor.Post([self, id, fired] {
-          if (auto engine = self.lock()) (*engine)->OnRetryDue(id, fired);
-        });
-        topic_tracker->End();
-        tracker->End();
-      });
+  core_.metrics().request_retries->Increment();
+  call.retry_timer = timer_->Schedule(decision.delay,
+                                      [this, id = call.id] { OnRetryDue(id); });
 }
 
-void PublishEngine::OnRetryDue(uint64_t id, bool fired) {
+void PublishEngine::OnRetryDue(uint64_t id) {
   auto it = calls_.find(id);
-  if (it == calls_.end() || !fired || !failure_.ok()) return;
+  if (it == calls_.end() || core_.failed()) return;
+  it->second->retry_timer = 0;
   TopicPublisher* publisher = publishers_.Find(it->second->topic);
   if (publisher != nullptr) StartAttempt(*it->second, *publisher);
 }
 
-void PublishEngine::Resolve(
-    std::map<uint64_t, std::unique_ptr<Call>>::iterator it,
-    TopicPublisher& publisher) {
-  const int64_t n = it->second->batch.request.messages_size();
-  in_flight_messages_ -= n;
-  in_flight_bytes_ -= it->second->batch.bytes;
-  pubsub_metrics_.in_flight_messages->Set(in_flight_messages_);
-  metrics_.in_flight_records->Set(in_flight_messages_);
-  metrics_.in_flight_bytes->Set(in_flight_bytes_);
+void PublishEngine::Resolve(Calls::iterator it, TopicPublisher& publisher) {
+  in_flight_->Release(it->second->batch.request.messages_size(),
+                      it->second->batch.bytes);
   const std::string key = it->second->batch.ordering_key;
   calls_.erase(it);
-  if (!failure_.ok()) return;  // A failed writer sends nothing more.
+  if (core_.failed()) return;  // A failed writer sends nothing more.
   std::vector<PublishBatch> to_send;
   publisher.OnBatchDone(key, to_send);
   Send(publisher, to_send);
-}
-
-// One CreateTopic through its attempts; shared with the callbacks of its
-// RPC and of its retry alarm, so it outlives both.
-struct PublishEngine::Creation {
-  grpc::ClientContext context;
-  Topic request;
-  Topic response;
-  std::unique_ptr<grpc::Alarm> retry_alarm;
-};
-
-void PublishEngine::StartCreate(TopicPublisher& publisher) {
-  publisher.set_state(TopicState::kCreating);
-  if (!publisher.create_retry().has_value()) {
-    publisher.create_retry().emplace(
-        *RetryState::Create(options_.retry, clock_, DefaultUniformRandom()));
-  }
-  auto creation = std::make_shared<Creation>();
-  creations_[publisher.topic_name()] = creation;
-  const TopicCreateOptions& create = options_.topic_create_options;
-  creation->request.set_name(publisher.topic_name());
-  if (create.message_retention.has_value()) {
-    *creation->request.mutable_message_retention_duration() =
-        google::protobuf::util::TimeUtil::NanosecondsToDuration(
-            absl::ToInt64Nanoseconds(*create.message_retention));
-  }
-  if (!create.kms_key_name.empty()) {
-    creation->request.set_kms_key_name(create.kms_key_name);
-  }
-  if (!create.allowed_persistence_regions.empty()) {
-    auto& policy = *creation->request.mutable_message_storage_policy();
-    for (const std::string& region : create.allowed_persistence_regions) {
-      policy.add_allowed_persistence_regions(region);
-    }
-    policy.set_enforce_in_transit(create.enforce_in_transit);
-  }
-  creation->context.set_deadline(
-      absl::ToChronoTime(AttemptDeadline(*publisher.create_retry(), clock_)));
-  tracker_->Begin();
-  publisher.tracker()->Begin();
-  stub_->async()->CreateTopic(
-      &creation->context, &creation->request, &creation->response,
-      [creation, self = std::weak_ptr<PublishEngine*>(self_),
-       executor = executor_, tracker = tracker_,
-       topic_tracker = publisher.tracker(),
-       topic = publisher.topic()](const grpc::Status& status) mutable {
-        executor.Post([self, topic, result = FromGrpc(status)] {
-          if (auto engine = self.lock()) (*engine)->OnCreateDone(topic, result);
-        });
-        creation.reset();
-        topic_tracker->End();
-        tracker->End();
-      });
-}
-
-void PublishEngine::OnCreateDone(const TopicDestination& topic,
-                                 const absl::Status& status) {
-  TopicPublisher* publisher = publishers_.Find(topic);
-  if (publisher == nullptr || !failure_.ok()) return;
-  last_progress_ = absl::Now();
-  if (status.ok() || status.code() == absl::StatusCode::kAlreadyExists) {
-    creations_.erase(publisher->topic_name());
-    if (status.ok()) {
-      pubsub_metrics_.topics_created->Increment();
-      spdlog::info("{}: created topic {}", options_.name,
-                   publisher->topic_name());
-    }
-    publisher->set_state(TopicState::kExists);
-    publisher->create_retry().reset();
-    RepublishParked(*publisher);
-    return;
-  }
-  const bool transient =
-      kPublishClassification.ClassifyRequest(status) == StatusClass::kTransient;
-  RetryDecision decision = publisher->create_retry()->OnFailure(
-      status, transient ? StatusClass::kTransient : StatusClass::kFatal);
-  if (decision.action != RetryDecision::Action::kRetryAfter) {
-    Fail(absl::Status(
-        decision.status.code(),
-        absl::StrCat(options_.name, ": topic ", publisher->topic_name(),
-                     " does not exist and creating it failed (option '",
-                     kCreateDispositionOption.key(), "' is '",
-                     kCreateDispositionOption.Name(options_.create_disposition),
-                     "'): ", decision.status.message(),
-                     ". Create the topic, or grant the sink's account "
-                     "pubsub.topics.create")));
-    return;
-  }
-  std::shared_ptr<Creation>& creation = creations_[publisher->topic_name()];
-  if (creation == nullptr) creation = std::make_shared<Creation>();
-  creation->retry_alarm = std::make_unique<grpc::Alarm>();
-  tracker_->Begin();
-  publisher->tracker()->Begin();
-  creation->retry_alarm->Set(
-      absl::ToChronoTime(absl::Now() + decision.delay),
-      [keep = creation, self = std::weak_ptr<PublishEngine*>(self_),
-       executor = executor_, tracker = tracker_,
-       topic_tracker = publisher->tracker(), topic](bool fired) mutable {
-        if (fired) {
-          executor.Post([self, topic] {
-            if (auto engine = self.lock()) (*engine)->RetryCreate(topic);
-          });
-        }
-        keep.reset();
-        topic_tracker->End();
-        tracker->End();
-      });
-}
-
-void PublishEngine::RetryCreate(const TopicDestination& topic) {
-  TopicPublisher* publisher = publishers_.Find(topic);
-  if (publisher != nullptr && failure_.ok()) StartCreate(*publisher);
 }
 
 void PublishEngine::RepublishParked(TopicPublisher& publisher) {
@@ -639,69 +434,33 @@ void PublishEngine::Route(const std::string& topic_name,
                           const PubsubMessage& message,
                           const absl::Status& status, int attempts) {
   PubSubFailedElement failed;
-  failed.connector = "pubsub";
   failed.destination = topic_name;
   failed.status = status;
   failed.attempts = attempts;
-  failed.failure_time = clock_.Now();
-  failed.subtask_index = subtask_index_;
   failed.payload = message.data();
   failed.attributes.insert(message.attributes().begin(),
                            message.attributes().end());
   failed.ordering_key = message.ordering_key();
-  metrics_.records_routed->Increment();
-  if (absl::Status handled = handler_->Handle(failed); !handled.ok()) {
-    Fail(handled);
-  }
-}
-
-void PublishEngine::Fail(const absl::Status& status) {
-  if (failure_.ok() && !status.ok()) failure_ = status;
-}
-
-void PublishEngine::CountError(const absl::Status& status) {
-  auto it = errors_.find(status.code());
-  if (it == errors_.end()) {
-    std::shared_ptr<Counter> counter = std::make_shared<Counter>();
-    if (registry_ != nullptr) {
-      auto registered = registry_->GetCounter(
-          absl::StrCat(
-              "publish_errors_",
-              absl::AsciiStrToLower(absl::StatusCodeToString(status.code()))),
-          "Publish calls that failed with this status code.", labels_);
-      if (registered.ok()) counter = *std::move(registered);
-    }
-    it = errors_.emplace(status.code(), std::move(counter)).first;
-  }
-  it->second->Increment();
+  core_.Route(failed);
 }
 
 absl::Status PublishEngine::Flush(bool end_of_input) {
-  const absl::Time started = absl::Now();
-  if (!failure_.ok()) return failure_;
+  const absl::Time started = clock_.Now();
+  if (core_.failed()) return core_.failure();
   SendDue(/*all=*/true);
   if (absl::Status drained =
-          WaitWithProgress([this] { return in_flight_messages_ == 0; },
-                           "every publish to be acknowledged (Flush)");
+          in_flight_->WaitUntil([this] { return in_flight_->empty(); },
+                                "every publish to be acknowledged (Flush)");
       !drained.ok()) {
     return drained;
-  }
-  if (absl::Status flushed = handler_->Flush(); !flushed.ok()) {
-    Fail(flushed);
-    return failure_;
   }
   if (!end_of_input) {
     last_publisher_ = nullptr;  // The sweep may release it.
     absl::Status swept = publishers_.SweepIdle(clock_.Now());
     SyncEvictionMetric();
-    if (!swept.ok()) {
-      Fail(swept);
-      return failure_;
-    }
+    if (!swept.ok()) return core_.Fail(swept);
   }
-  metrics_.flush_duration->Observe(
-      absl::ToDoubleSeconds(absl::Now() - started));
-  return absl::OkStatus();
+  return core_.FinishFlush(started);
 }
 
 void PublishEngine::SendDue(bool all) {
@@ -720,24 +479,12 @@ void PublishEngine::ArmTimer() {
   if (earliest == absl::InfiniteFuture()) return;
   const absl::Duration wait =
       std::max(earliest - clock_.Now(), absl::Milliseconds(1));
-  timer_ = std::make_unique<grpc::Alarm>();
-  timer_armed_ = true;
-  tracker_->Begin();
-  timer_->Set(absl::ToChronoTime(absl::Now() + wait),
-              [self = std::weak_ptr<PublishEngine*>(self_),
-               executor = executor_, tracker = tracker_](bool fired) mutable {
-                if (fired) {
-                  executor.Post([self] {
-                    if (auto engine = self.lock()) (*engine)->OnTimer();
-                  });
-                }
-                tracker->End();
-              });
+  batch_timer_ = timer_->Schedule(wait, [this] { OnTimer(); });
 }
 
 void PublishEngine::OnTimer() {
-  timer_armed_ = false;
-  if (!failure_.ok() || closed_) return;
+  batch_timer_ = 0;
+  if (core_.failed() || closed_) return;
   SendDue(/*all=*/false);
   ArmTimer();
 }
@@ -754,22 +501,16 @@ void PublishEngine::SyncEvictionMetric() {
 void PublishEngine::Close() {
   if (closed_) return;
   closed_ = true;
-  if (timer_ != nullptr) timer_->Cancel();
+  timer_->CancelAll();
   for (auto& [id, call] : calls_) {
     if (call->context != nullptr) call->context->TryCancel();
-    if (call->alarm != nullptr) call->alarm->Cancel();
   }
-  for (auto& [name, creation] : creations_) {
-    creation->context.TryCancel();
-    if (creation->retry_alarm != nullptr) creation->retry_alarm->Cancel();
-  }
-  tracker_->WaitForNone();
-  self_.reset();
+  if (creator_.has_value()) creator_->CancelAll();
+  completions_.Close();
   calls_.clear();
-  creations_.clear();
   last_publisher_ = nullptr;
   (void)publishers_.ReleaseAll();
-  handler_->Close();
+  core_.Close();
 }
 
 }  // namespace gcpstream::pubsub

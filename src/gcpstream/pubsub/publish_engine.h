@@ -8,22 +8,23 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/alarm.h>
 #include <grpcpp/channel.h>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "gcpstream/base/destination_states.h"
 #include "gcpstream/base/failure_handler.h"
 #include "gcpstream/base/metrics.h"
-#include "gcpstream/base/rejection_confirmation.h"
-#include "gcpstream/base/status_class.h"
 #include "gcpstream/base/writer_context.h"
-#include "gcpstream/pubsub/callback_tracker.h"
+#include "gcpstream/connector/completions.h"
+#include "gcpstream/connector/in_flight.h"
+#include "gcpstream/connector/task_timer.h"
+#include "gcpstream/connector/writer_core.h"
+#include "gcpstream/pubsub/publish_classification.h"
 #include "gcpstream/pubsub/pubsub_failed_element.h"
 #include "gcpstream/pubsub/pubsub_sink_options.h"
+#include "gcpstream/pubsub/topic_creator.h"
 #include "gcpstream/pubsub/topic_destination.h"
 #include "gcpstream/pubsub/topic_publisher.h"
 #include "gcpstream/runtime/sink.h"
@@ -31,27 +32,11 @@
 
 namespace gcpstream::pubsub {
 
-// How the sink classifies the status of a Publish call. NOT_FOUND is not in
-// the table: it starts topic creation (create-if-needed) or fails the job
-// naming create-disposition. INVALID_ARGUMENT refuses a whole batch for
-// what may be one message, so it goes through rejection confirmation and
-// only messages refused on their own reach the failure handler.
-inline constexpr ClassificationTable kPublishClassification(
-    ClassificationTable::Level(
-        {{absl::StatusCode::kInvalidArgument, StatusClass::kPerRecord},
-         {absl::StatusCode::kUnknown, StatusClass::kTransient},
-         {absl::StatusCode::kDeadlineExceeded, StatusClass::kTransient},
-         {absl::StatusCode::kResourceExhausted, StatusClass::kTransient},
-         {absl::StatusCode::kAborted, StatusClass::kTransient},
-         {absl::StatusCode::kInternal, StatusClass::kTransient},
-         {absl::StatusCode::kUnavailable, StatusClass::kTransient}},
-        StatusClass::kFatal),
-    // Publish has no per-entry statuses: a request succeeds or fails whole.
-    ClassificationTable::Level({}, StatusClass::kFatal));
-
 // The type-independent part of PubSubSink's writer: one TopicPublisher per
-// active topic, the in-flight caps, the gRPC calls with their retries, topic
-// creation, rejection confirmation and the failure handler.
+// active topic, the gRPC calls with their retries, and NOT_FOUND handling.
+// The connector kit holds the rest: the writer core (failure handler,
+// metrics, rejection confirmation, first failure), the in-flight caps and
+// the timer; TopicCreator creates missing topics.
 //
 // Threading: every public method runs on the writer's task thread. gRPC
 // callbacks only post a mail to the task's mailbox; the engine's state
@@ -72,7 +57,6 @@ class PublishEngine {
   };
   PublishEngine(ConstructorKey, PubSubSinkOptions options,
                 const runtime::SinkWriterContext& context,
-                std::unique_ptr<Handler> handler,
                 std::shared_ptr<grpc::Channel> channel);
   ~PublishEngine();
   PublishEngine(const PublishEngine&) = delete;
@@ -104,11 +88,14 @@ class PublishEngine {
   // A record the serializer failed on: routed to the failure handler.
   absl::Status RouteSerializationFailure(const TopicDestination& topic,
                                          const absl::Status& status,
-                                         const WriterContext& context);
+                                         const WriterContext& context) {
+    return core_.RouteSerializationFailure(topic.ResourceName(), status,
+                                           context);
+  }
   // A record the serializer skipped.
-  void CountSkipped() { metrics_.records_skipped->Increment(); }
+  void CountSkipped() { core_.CountSkipped(); }
   // A record entered the writer.
-  void CountIn() { metrics_.records_in->Increment(); }
+  void CountIn() { core_.CountIn(); }
 
   // Sends every batch and returns once every message is acknowledged or
   // routed and the failure handler is flushed. A non-final flush then
@@ -118,8 +105,8 @@ class PublishEngine {
   // Cancels what is in flight and waits until gRPC let go of it.
   void Close();
 
-  int64_t in_flight_messages() const { return in_flight_messages_; }
-  int64_t in_flight_bytes() const { return in_flight_bytes_; }
+  int64_t in_flight_messages() const { return in_flight_->records(); }
+  int64_t in_flight_bytes() const { return in_flight_->bytes(); }
   size_t active_publishers() const { return publishers_.size(); }
   const DestinationStatesStats& publisher_stats() const {
     return publishers_.stats();
@@ -127,26 +114,19 @@ class PublishEngine {
 
  private:
   struct Call;
-  struct Creation;
   struct Metrics {
-    std::shared_ptr<Gauge> in_flight_messages;
     std::shared_ptr<Gauge> parked_messages;
-    std::shared_ptr<Counter> topics_created;
     std::shared_ptr<Counter> publishers_evicted;
     // Seconds from sending a Publish request to its answer, per attempt.
     std::shared_ptr<Histogram> publish_latency;
   };
+  using Calls = std::map<uint64_t, std::unique_ptr<Call>>;
 
-  absl::Status Init(const runtime::SinkWriterContext& context);
-  absl::Status RegisterMetrics(const runtime::SinkWriterContext& context);
+  absl::Status Init(const runtime::SinkWriterContext& context,
+                    std::unique_ptr<Handler> handler);
+  absl::Status RegisterMetrics();
   absl::StatusOr<TopicPublisher*> AcquirePublisher(
       const TopicDestination& topic);
-  // Waits (serving completions) until one more message of `bytes` fits.
-  absl::Status WaitForRoom(int64_t bytes);
-  // Waits until `done()` or the writer failed, failing the writer when no
-  // publish completes for publish-progress-timeout. `what` names the wait.
-  template <typename Predicate>
-  absl::Status WaitWithProgress(Predicate done, const char* what);
 
   // Sends and empties `batches`.
   void Send(TopicPublisher& publisher, std::vector<PublishBatch>& batches);
@@ -158,24 +138,16 @@ class PublishEngine {
                   const absl::Status& status);
   void RetryOrFail(Call& call, TopicPublisher& publisher,
                    const absl::Status& status, StatusClass status_class);
-  void OnRetryDue(uint64_t id, bool fired);
+  void OnRetryDue(uint64_t id);
   // The call's messages are resolved (written or routed): frees their room
   // and lets their lane go on.
-  void Resolve(std::map<uint64_t, std::unique_ptr<Call>>::iterator it,
-               TopicPublisher& publisher);
-
-  void StartCreate(TopicPublisher& publisher);
-  void OnCreateDone(const TopicDestination& topic, const absl::Status& status);
-  void RetryCreate(const TopicDestination& topic);
+  void Resolve(Calls::iterator it, TopicPublisher& publisher);
   void RepublishParked(TopicPublisher& publisher);
 
   // Hands one message to the failure handler; fails the writer if it says so.
   void Route(const std::string& topic_name,
              const google::pubsub::v1::PubsubMessage& message,
              const absl::Status& status, int attempts);
-  // Records the writer's first failure.
-  void Fail(const absl::Status& status);
-  void CountError(const absl::Status& status);
 
   void ArmTimer();
   void OnTimer();
@@ -183,27 +155,21 @@ class PublishEngine {
   void SyncEvictionMetric();
 
   const PubSubSinkOptions options_;
-  const Clock& clock_;
   runtime::MailboxExecutor executor_;
-  const int subtask_index_;
+  std::unique_ptr<connector::TaskTimer> timer_;
+  // Batch ages and idle times: the options' clock, else the timer's.
+  const Clock& clock_;
+  connector::WriterCore<PubSubFailedElement> core_;
+  std::optional<connector::InFlight> in_flight_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<google::pubsub::v1::Publisher::Stub> stub_;
-  std::unique_ptr<Handler> handler_;
-  MetricsRegistry* registry_;
-  MetricLabels labels_;
-  SinkMetrics metrics_;
   Metrics pubsub_metrics_;
-  absl::flat_hash_map<absl::StatusCode, std::shared_ptr<Counter>> errors_;
-  std::optional<RejectionConfirmation> rejection_;
   DestinationStates<TopicDestination, TopicPublisher> publishers_;
-  // Every callback of the engine (publishers' calls and the batch timer).
-  std::shared_ptr<CallbackTracker> tracker_;
-  // Mails hold a weak reference: one that runs after Close() does nothing.
-  std::shared_ptr<PublishEngine*> self_;
+  // Every RPC callback of the engine (publishes and topic creations).
+  connector::Completions completions_;
+  std::optional<TopicCreator> creator_;
 
-  std::map<uint64_t, std::unique_ptr<Call>> calls_;  // In id (send) order.
-  // Topic creations in progress, by topic name.
-  absl::flat_hash_map<std::string, std::shared_ptr<Creation>> creations_;
+  Calls calls_;  // In id (send) order.
   // The publisher the previous message went to; null when unknown or
   // possibly released. Whether it was acquired for `fixed_topic_`.
   TopicPublisher* last_publisher_ = nullptr;
@@ -214,15 +180,9 @@ class PublishEngine {
   // See StagedMessage(); null once handed to a request.
   std::unique_ptr<google::pubsub::v1::PubsubMessage> staged_;
   uint64_t next_call_id_ = 0;
-  int64_t in_flight_messages_ = 0;
-  int64_t in_flight_bytes_ = 0;
   int64_t parked_messages_ = 0;
   int64_t evictions_seen_ = 0;
-  // When the last publish completed (or the current wait began).
-  absl::Time last_progress_ = absl::InfinitePast();
-  std::unique_ptr<grpc::Alarm> timer_;
-  bool timer_armed_ = false;
-  absl::Status failure_;
+  connector::TaskTimer::Id batch_timer_ = 0;
   bool closed_ = false;
 };
 

@@ -11,10 +11,13 @@
 #include "gcpstream/base/backoff_policy.h"
 #include "gcpstream/base/dead_letter.h"
 #include "gcpstream/base/options.h"
+#include "gcpstream/connector/grpc_status.h"
 #include "gcpstream/pubsub/pubsub_message.h"
 
 namespace gcpstream::pubsub {
 namespace {
+
+using ::gcpstream::connector::FromGrpc;
 
 using ::google::pubsub::v1::PublishRequest;
 using ::google::pubsub::v1::PublishResponse;
@@ -24,12 +27,6 @@ using ::google::pubsub::v1::PubsubMessage;
 // timeout. A hung attempt (the emulator hangs on oversized requests) then
 // ends as a retryable DEADLINE_EXCEEDED instead of waiting forever.
 constexpr absl::Duration kAttemptTimeout = absl::Seconds(60);
-
-absl::Status FromGrpc(const grpc::Status& status) {
-  if (status.ok()) return absl::OkStatus();
-  return {static_cast<absl::StatusCode>(status.error_code()),
-          status.error_message()};
-}
 
 }  // namespace
 
@@ -115,7 +112,7 @@ PubSubDeadLetterQueue::PubSubDeadLetterQueue(
       stub_(google::pubsub::v1::Publisher::NewStub(channel_)),
       topic_name_(absl::StrCat("projects/", options_.project, "/topics/",
                                options_.topic)),
-      tracker_(std::make_shared<CallbackTracker>()),
+      tracker_(std::make_shared<connector::CallbackTracker>()),
       self_(std::make_shared<PubSubDeadLetterQueue*>(this)),
       published_(std::make_shared<Counter>()),
       outstanding_gauge_(std::make_shared<Gauge>()) {}

@@ -18,7 +18,7 @@
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/base/status_class.h"
-#include "gcpstream/pubsub/callback_tracker.h"
+#include "gcpstream/connector/callback_tracker.h"
 #include "gcpstream/pubsub/publish_batcher.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
@@ -178,7 +178,7 @@ class PubSubDeadLetterQueue final : public DeadLetterQueue {
   std::unique_ptr<google::pubsub::v1::Publisher::Stub> stub_;
   const std::string topic_name_;
   // Counts gRPC callbacks not yet run; shared with them.
-  std::shared_ptr<CallbackTracker> tracker_;
+  std::shared_ptr<connector::CallbackTracker> tracker_;
   // Mails hold a weak reference: one that runs after the queue is gone
   // does nothing.
   std::shared_ptr<PubSubDeadLetterQueue*> self_;

@@ -13,6 +13,7 @@
 #include "gcpstream/base/options.h"
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
+#include "gcpstream/connector/task_timer.h"
 #include "gcpstream/pubsub/publish_batcher.h"
 
 namespace gcpstream::pubsub {
@@ -103,9 +104,12 @@ struct PubSubSinkOptions {
   };
   // Where to connect; by default PUBSUB_EMULATOR_HOST, else production.
   auth::ChannelOptions channel;
-  // Batch ages, idle times and retry deadlines; null means RealClock. Must
-  // outlive the sink.
+  // Batch ages, idle times and retry deadlines; null means the timer's
+  // clock. Must outlive the sink.
   const Clock* clock = nullptr;
+  // Each writer's timer (batch delay, retry backoff, progress timeout);
+  // null means real time (tests pass a ManualTimer).
+  connector::TimerFactory make_timer;
 };
 
 // InvalidArgument naming the option key when an option is unusable.

@@ -10,11 +10,14 @@
 #include "absl/strings/str_cat.h"
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/base/backoff_policy.h"
+#include "gcpstream/connector/grpc_status.h"
 #include "google/protobuf/util/time_util.h"
 #include "spdlog/spdlog.h"
 
 namespace gcpstream::pubsub {
 namespace {
+
+using ::gcpstream::connector::FromGrpc;
 
 using ::google::pubsub::v1::StreamingPullRequest;
 using ::google::pubsub::v1::StreamingPullResponse;
@@ -25,12 +28,6 @@ constexpr size_t kMaxAckIdsPerRequest = 1000;
 constexpr size_t kMaxAckBytesPerRequest = 500'000;
 constexpr absl::Duration kAckTimeout = absl::Seconds(60);
 constexpr absl::Duration kCloseGrace = absl::Seconds(5);
-
-absl::Status FromGrpc(const grpc::Status& status) {
-  if (status.ok()) return absl::OkStatus();
-  return {static_cast<absl::StatusCode>(status.error_code()),
-          status.error_message()};
-}
 
 }  // namespace
 
@@ -43,7 +40,7 @@ class PullReader::Stream final
                                      StreamingPullResponse> {
  public:
   Stream(std::weak_ptr<PullReader*> reader, runtime::MailboxExecutor executor,
-         std::shared_ptr<CallbackTracker> tracker, size_t slot,
+         std::shared_ptr<connector::CallbackTracker> tracker, size_t slot,
          uint64_t generation)
       : reader_(std::move(reader)),
         executor_(executor),
@@ -99,7 +96,7 @@ class PullReader::Stream final
   void OnDone(const grpc::Status& status) override {
     // The mail may destroy this stream before OnDone returns: touch no
     // member after posting it.
-    std::shared_ptr<CallbackTracker> tracker = tracker_;
+    std::shared_ptr<connector::CallbackTracker> tracker = tracker_;
     executor_.Post([reader = reader_, slot = slot_, generation = generation_,
                     result = FromGrpc(status)] {
       if (auto alive = reader.lock()) {
@@ -119,7 +116,7 @@ class PullReader::Stream final
 
   std::weak_ptr<PullReader*> reader_;
   runtime::MailboxExecutor executor_;
-  std::shared_ptr<CallbackTracker> tracker_;
+  std::shared_ptr<connector::CallbackTracker> tracker_;
   const size_t slot_;
   const uint64_t generation_;
   grpc::ClientContext context_;
@@ -169,7 +166,7 @@ PullReader::PullReader(ConstructorKey, PubSubSourceOptions options,
       checkpoint_interval_(context.checkpoint_interval),
       channel_(std::move(channel)),
       stub_(google::pubsub::v1::Subscriber::NewStub(channel_)),
-      tracker_(std::make_shared<CallbackTracker>()),
+      tracker_(std::make_shared<connector::CallbackTracker>()),
       self_(std::make_shared<PullReader*>(this)),
       opened_at_(absl::Now()) {
   for (SubscriptionSpec& spec : subscriptions) {

@@ -18,7 +18,7 @@
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/base/status_class.h"
-#include "gcpstream/pubsub/callback_tracker.h"
+#include "gcpstream/connector/callback_tracker.h"
 #include "gcpstream/pubsub/pubsub_source_options.h"
 #include "gcpstream/runtime/source.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
@@ -151,7 +151,7 @@ class PullReader {
   const absl::Duration checkpoint_interval_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<google::pubsub::v1::Subscriber::Stub> stub_;
-  std::shared_ptr<CallbackTracker> tracker_;
+  std::shared_ptr<connector::CallbackTracker> tracker_;
   std::shared_ptr<PullReader*> self_;
   Metrics metrics_;
 

@@ -1,8 +1,9 @@
 # Pub/Sub sink targets.
 gcpstream_add_library(pubsub_sink
-  SOURCES publish_engine.cc pubsub_sink_options.cc
+  SOURCES publish_engine.cc pubsub_sink_options.cc topic_creator.cc
           topic_publisher.cc
-  DEPS gcpstream::pubsub gcpstream::base gcpstream::runtime gcpstream::auth
+  DEPS gcpstream::pubsub gcpstream::base gcpstream::runtime gcpstream::connector
+       gcpstream::auth
        gcpstream::googleapis gRPC::grpc++ protobuf::libprotobuf
        absl::node_hash_map absl::status absl::statusor absl::strings
        absl::synchronization absl::time spdlog::spdlog)

@@ -17,7 +17,7 @@ TopicPublisher::TopicPublisher(TopicDestination topic,
       topic_name_(topic_.ResourceName()),
       prototype_(*PublishBatcher::Create(topic_name_, batching, clock)),
       shutdown_timeout_(shutdown_timeout),
-      tracker_(std::make_shared<CallbackTracker>()) {}
+      tracker_(std::make_shared<connector::CallbackTracker>()) {}
 
 TopicPublisher::LaneEntry& TopicPublisher::LaneFor(
     absl::string_view ordering_key) {

@@ -13,8 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "gcpstream/base/clock.h"
-#include "gcpstream/base/retry_policy.h"
-#include "gcpstream/pubsub/callback_tracker.h"
+#include "gcpstream/connector/callback_tracker.h"
 #include "gcpstream/pubsub/publish_batcher.h"
 #include "gcpstream/pubsub/topic_destination.h"
 #include "google/pubsub/v1/pubsub.pb.h"
@@ -94,9 +93,9 @@ class TopicPublisher {
   const std::string& topic_name() const { return topic_name_; }
   TopicState state() const { return state_; }
   void set_state(TopicState state) { state_ = state; }
-  // Retries of a CreateTopic that failed transiently.
-  std::optional<RetryState>& create_retry() { return create_retry_; }
-  const std::shared_ptr<CallbackTracker>& tracker() const { return tracker_; }
+  const std::shared_ptr<connector::CallbackTracker>& tracker() const {
+    return tracker_;
+  }
 
  private:
   struct Lane {
@@ -130,8 +129,7 @@ class TopicPublisher {
   Lanes lanes_;
   LaneEntry* last_lane_ = nullptr;
   TopicState state_ = TopicState::kUnknown;
-  std::optional<RetryState> create_retry_;
-  std::shared_ptr<CallbackTracker> tracker_;
+  std::shared_ptr<connector::CallbackTracker> tracker_;
 };
 
 }  // namespace gcpstream::pubsub

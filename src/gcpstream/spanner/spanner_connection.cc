@@ -8,20 +8,17 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "gcpstream/connector/grpc_status.h"
 #include "spdlog/spdlog.h"
 
 namespace gcpstream::spanner {
 namespace {
 
+using ::gcpstream::connector::FromGrpc;
+
 using ::google::spanner::v1::BatchWriteRequest;
 using ::google::spanner::v1::BatchWriteResponse;
 using ::google::spanner::v1::CommitRequest;
-
-absl::Status FromGrpc(const grpc::Status& status) {
-  if (status.ok()) return absl::OkStatus();
-  return {static_cast<absl::StatusCode>(status.error_code()),
-          status.error_message()};
-}
 
 // What one awaited call shares with its gRPC callback.
 struct Pending {
@@ -94,7 +91,7 @@ SpannerConnection::SpannerConnection(ConstructorKey, SpannerSinkOptions options,
       stub_(google::spanner::v1::Spanner::NewStub(channel_)),
       admin_(google::spanner::admin::database::v1::DatabaseAdmin::NewStub(
           channel_)),
-      tracker_(std::make_shared<pubsub::CallbackTracker>()) {}
+      tracker_(std::make_shared<connector::CallbackTracker>()) {}
 
 SpannerConnection::~SpannerConnection() { Close(); }
 

@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gcpstream/base/metrics.h"
-#include "gcpstream/pubsub/callback_tracker.h"
+#include "gcpstream/connector/callback_tracker.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/spanner/schema_catalog.h"
 #include "gcpstream/spanner/spanner_sink_options.h"
@@ -87,7 +87,7 @@ class SpannerConnection {
   std::unique_ptr<google::spanner::v1::Spanner::Stub> stub_;
   std::unique_ptr<google::spanner::admin::database::v1::DatabaseAdmin::Stub>
       admin_;
-  std::shared_ptr<pubsub::CallbackTracker> tracker_;
+  std::shared_ptr<connector::CallbackTracker> tracker_;
   std::string session_;
   int64_t sessions_created_ = 0;
   bool closed_ = false;

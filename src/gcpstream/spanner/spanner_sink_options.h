@@ -16,6 +16,7 @@
 #include "gcpstream/base/options.h"
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
+#include "gcpstream/connector/task_timer.h"
 
 namespace gcpstream::spanner {
 
@@ -121,8 +122,11 @@ struct SpannerSinkOptions {
   absl::Duration rpc_timeout = absl::Seconds(60);
   // Where to connect; by default SPANNER_EMULATOR_HOST, else production.
   auth::ChannelOptions channel;
-  // Retry deadlines; null means RealClock. Must outlive the sink.
+  // Failure times; null means the timer's clock. Must outlive the sink.
   const Clock* clock = nullptr;
+  // Each writer's timer (retry backoff); null means real time (tests pass
+  // a ManualTimer).
+  connector::TimerFactory make_timer;
 };
 
 // InvalidArgument naming the option key when an option is unusable.

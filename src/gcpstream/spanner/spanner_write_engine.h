@@ -4,20 +4,19 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gcpstream/base/failed_element.h"
 #include "gcpstream/base/failure_handler.h"
 #include "gcpstream/base/metrics.h"
-#include "gcpstream/base/rejection_confirmation.h"
-#include "gcpstream/base/retry_policy.h"
 #include "gcpstream/base/writer_context.h"
+#include "gcpstream/connector/retry.h"
+#include "gcpstream/connector/task_timer.h"
+#include "gcpstream/connector/writer_core.h"
 #include "gcpstream/runtime/sink.h"
+#include "gcpstream/spanner/mutation_batch.h"
 #include "gcpstream/spanner/schema_catalog.h"
 #include "gcpstream/spanner/spanner_connection.h"
 #include "gcpstream/spanner/spanner_mutation.h"
@@ -33,9 +32,10 @@ struct SpannerFailedElement : FailedElement {
 };
 
 // The type-independent part of SpannerSink's writer: the schema, batching,
-// both write methods, retries, rejection confirmation and the failure
-// handler. At most one request is in flight; while it is, the task thread
-// serves its mailbox. Task thread only.
+// both write methods and their retries. The writer core (connector/) holds
+// the failure handler, metrics and rejection confirmation. At most one
+// request is in flight; while it is, the task thread serves its mailbox.
+// Task thread only.
 class SpannerWriteEngine {
  public:
   using Handler = FailureHandler<SpannerFailedElement>;
@@ -49,8 +49,7 @@ class SpannerWriteEngine {
     explicit ConstructorKey() = default;
   };
   SpannerWriteEngine(ConstructorKey, SpannerSinkOptions options,
-                     const runtime::SinkWriterContext& context,
-                     std::unique_ptr<Handler> handler);
+                     const runtime::SinkWriterContext& context);
   ~SpannerWriteEngine();
   SpannerWriteEngine(const SpannerWriteEngine&) = delete;
   SpannerWriteEngine& operator=(const SpannerWriteEngine&) = delete;
@@ -60,9 +59,12 @@ class SpannerWriteEngine {
   // mutation would push it past a limit or touches a key already in it.
   absl::Status Write(Mutation mutation, const WriterContext& context);
   absl::Status RouteSerializationFailure(const absl::Status& status,
-                                         const WriterContext& context);
-  void CountSkipped() { metrics_.records_skipped->Increment(); }
-  void CountIn() { metrics_.records_in->Increment(); }
+                                         const WriterContext& context) {
+    return core_.RouteSerializationFailure(options_.database.ResourceName(),
+                                           status, context);
+  }
+  void CountSkipped() { core_.CountSkipped(); }
+  void CountIn() { core_.CountIn(); }
 
   // Sends the buffered batch and returns once every mutation is applied or
   // routed, and the failure handler is flushed.
@@ -72,10 +74,6 @@ class SpannerWriteEngine {
   WriteMethod write_method() const { return method_; }
 
  private:
-  struct Pending {
-    Mutation mutation;
-    EncodedMutation encoded;
-  };
   struct Metrics {
     std::shared_ptr<Counter> mutations_retried;
     std::shared_ptr<Counter> batches_sent;
@@ -84,52 +82,42 @@ class SpannerWriteEngine {
     std::shared_ptr<Gauge> buffered_cells;
     std::shared_ptr<Gauge> buffered_bytes;
   };
+  using Batch = std::vector<PendingMutation*>;
 
-  absl::Status Init(const runtime::SinkWriterContext& context);
-  absl::Status RegisterMetrics(const runtime::SinkWriterContext& context);
-  // Keys a write or delete touches, for the one-mutation-per-key-per-batch
-  // rule; nullopt when it cannot be known (a range delete, a write without
-  // the whole key).
-  std::optional<std::vector<std::string>> KeysOf(const Pending& pending) const;
+  absl::Status Init(const runtime::SinkWriterContext& context,
+                    std::unique_ptr<Handler> handler);
+  absl::Status RegisterMetrics();
+  connector::RetryContext RetryContext() const;
   absl::Status SendBatch();
-  absl::Status SendViaBatchWrite(std::vector<Pending*> batch);
-  absl::Status SendViaCommit(std::vector<Pending*> batch);
+  absl::Status SendViaBatchWrite(Batch batch);
+  // One BatchWrite of `undecided`; leaves in it what must be sent again.
+  // Sets `fell_back` when the service has no BatchWrite.
+  connector::AttemptResult BatchWriteOnce(Batch& undecided, int attempts,
+                                          bool& fell_back);
+  absl::Status SendViaCommit(Batch batch);
   // Rejection confirmation: each mutation committed alone.
-  absl::Status ConfirmEach(const std::vector<Pending*>& batch);
-  absl::Status CommitAlone(Pending& pending);
-  absl::Status Commit(const std::vector<Pending*>& batch);
-  // Waits `delay` (serving the mailbox); Cancelled if the job is.
-  absl::Status Sleep(absl::Duration delay);
-  absl::Status Route(const Pending& pending, const absl::Status& status,
+  absl::Status ConfirmEach(const Batch& batch);
+  absl::Status CommitAlone(PendingMutation& pending);
+  absl::Status Commit(const Batch& batch);
+  void CountWritten(const PendingMutation& pending);
+  void CountRetried(size_t mutations);
+  absl::Status Route(const PendingMutation& pending, const absl::Status& status,
                      int attempts);
-  absl::Status Fail(const absl::Status& status);
-  absl::Status RetryExhausted(const RetryDecision& decision, size_t mutations);
-  void CountError(const absl::Status& status);
+  absl::Status Refused(const PendingMutation& pending,
+                       const absl::Status& status) const;
+  absl::Status Undecided(const absl::Status& exhausted, size_t mutations) const;
   void UpdateBufferGauges();
 
   const SpannerSinkOptions options_;
-  const Clock& clock_;
   runtime::MailboxExecutor executor_;
-  const int subtask_index_;
+  std::unique_ptr<connector::TaskTimer> timer_;
   const ClassificationTable& table_;
-  std::unique_ptr<Handler> handler_;
+  connector::WriterCore<SpannerFailedElement> core_;
   std::unique_ptr<SpannerConnection> connection_;
   std::optional<SchemaCatalog> catalog_;
-  std::optional<RejectionConfirmation> rejection_;
+  std::optional<MutationBatch> batch_;
   WriteMethod method_;
-  MetricsRegistry* registry_;
-  MetricLabels labels_;
-  SinkMetrics metrics_;
   Metrics spanner_metrics_;
-  absl::flat_hash_map<absl::StatusCode, std::shared_ptr<Counter>> errors_;
-
-  std::vector<Pending> batch_;
-  absl::flat_hash_set<std::string> batch_keys_;
-  // The batch holds a mutation whose keys are unknown: nothing may join it.
-  bool batch_sealed_ = false;
-  int64_t batch_cells_ = 0;
-  int64_t batch_bytes_ = 0;
-  absl::Status failure_;
   bool closed_ = false;
 };
 

@@ -1,11 +1,11 @@
-#ifndef GCPSTREAM_PUBSUB_CALLBACK_TRACKER_H_
-#define GCPSTREAM_PUBSUB_CALLBACK_TRACKER_H_
+#ifndef GCPSTREAM_CONNECTOR_CALLBACK_TRACKER_H_
+#define GCPSTREAM_CONNECTOR_CALLBACK_TRACKER_H_
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
-namespace gcpstream::pubsub {
+namespace gcpstream::connector {
 
 // Counts gRPC callbacks (RPC completions, alarms) that have not run yet, so
 // that whoever owns the memory they use can wait until gRPC let go of it.
@@ -38,6 +38,6 @@ class CallbackTracker {
   int pending_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-}  // namespace gcpstream::pubsub
+}  // namespace gcpstream::connector
 
-#endif  // GCPSTREAM_PUBSUB_CALLBACK_TRACKER_H_
+#endif  // GCPSTREAM_CONNECTOR_CALLBACK_TRACKER_H_
