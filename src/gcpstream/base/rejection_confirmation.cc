@@ -6,15 +6,21 @@
 
 namespace gcpstream {
 
+absl::Status RejectionConfirmation::CheckMaxConsecutiveRejections(int64_t max) {
+  if (max == kUnbounded || max >= 1) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "option '", kMaxConsecutiveRejectionsKey, "': ", max,
+      " is out of range; use a count >= 1, or -1 for unbounded (default ",
+      kDefaultMaxConsecutiveRejections, ")"));
+}
+
 absl::StatusOr<RejectionConfirmation> RejectionConfirmation::Create(
     const ClassificationTable& table, int64_t max_consecutive_rejections,
     std::string sink_name) {
-  if (max_consecutive_rejections != kUnbounded &&
-      max_consecutive_rejections < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "max-consecutive-rejections: ", max_consecutive_rejections,
-        " is out of range; use a count >= 1, or -1 for unbounded (default ",
-        kDefaultMaxConsecutiveRejections, ")"));
+  if (absl::Status status =
+          CheckMaxConsecutiveRejections(max_consecutive_rejections);
+      !status.ok()) {
+    return status;
   }
   return RejectionConfirmation(table, max_consecutive_rejections,
                                std::move(sink_name));

@@ -35,6 +35,11 @@ class RejectionConfirmation {
   // -1: unbounded (the guard never trips).
   static constexpr int64_t kUnbounded = -1;
   static constexpr int64_t kDefaultMaxConsecutiveRejections = 100;
+  static constexpr char kMaxConsecutiveRejectionsKey[] =
+      "max-consecutive-rejections";
+
+  // InvalidArgument naming the option unless `max` is >= 1 or -1.
+  static absl::Status CheckMaxConsecutiveRejections(int64_t max);
 
   // `max_consecutive_rejections` must be >= 1 or -1; the error names the
   // option. `sink_name` appears in the guard's error.

@@ -45,6 +45,17 @@ absl::StatusOr<DeadLetterQueueFactory> ReadQueue(OptionMap& handler) {
     if (!topic.ok()) return topic.status();
     queue_options.project = *project;
     queue_options.topic = *topic;
+    if (absl::Status read = pubsub::PubSubDeadLetterQueueOptionTable().Read(
+            options, queue_options);
+        !read.ok()) {
+      return read;
+    }
+    if (absl::Status valid =
+            pubsub::CheckPubSubDeadLetterQueueOptions(queue_options);
+        !valid.ok()) {
+      return ConfigError(options.position(),
+                         absl::StrCat(options.what(), ": ", valid.message()));
+    }
     factory = [queue_options](const runtime::SinkWriterContext& context)
         -> absl::StatusOr<std::unique_ptr<DeadLetterQueue>> {
       auto created =

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "spdlog/spdlog.h"
 
 namespace gcpstream::config {
 namespace {
@@ -100,6 +101,18 @@ bool OptionMap::Has(absl::string_view key) const {
   return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) {
     return absl::EqualsIgnoreCase(e.key, key);
   });
+}
+
+absl::Status OptionMap::Error(absl::string_view key,
+                              absl::string_view message) const {
+  return ConfigError(PositionOf(key), absl::StrCat(what_, ": ", message));
+}
+
+void OptionMap::Deprecated(absl::string_view alias,
+                           absl::string_view key) const {
+  spdlog::warn("{}: {}: option '{}' is deprecated; write '{}' instead",
+               PositionOf(alias).ToString(), what_, std::string(alias),
+               std::string(key));
 }
 
 std::vector<std::string> OptionMap::Keys() const {

@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "gcpstream/base/options.h"
 #include "gcpstream/config/source_position.h"
+#include "gcpstream/connector/option_table.h"
 
 namespace gcpstream::config {
 
@@ -25,7 +26,7 @@ namespace gcpstream::config {
 // its key as accepted, so once a factory has read what it understands,
 // CheckNoUnknownKeys() reports anything else with its position, the
 // accepted keys and the closest one. Errors carry file:line:column.
-class OptionMap {
+class OptionMap final : public connector::OptionSource {
  public:
   // `node` must be a mapping (or null: no options). `what` names the owner
   // in errors, e.g. "sink 'orders'".
@@ -34,19 +35,25 @@ class OptionMap {
                                             std::string what);
 
   // Each returns nullopt when the key is absent.
-  absl::StatusOr<std::optional<std::string>> String(absl::string_view key);
+  absl::StatusOr<std::optional<std::string>> String(
+      absl::string_view key) override;
+  absl::StatusOr<std::optional<int64_t>> Int(absl::string_view key, int64_t min,
+                                             int64_t max) override;
   absl::StatusOr<std::optional<int64_t>> Int(
-      absl::string_view key, int64_t min = std::numeric_limits<int64_t>::min(),
-      int64_t max = std::numeric_limits<int64_t>::max());
-  absl::StatusOr<std::optional<double>> Double(absl::string_view key);
-  absl::StatusOr<std::optional<bool>> Bool(absl::string_view key);
+      absl::string_view key,
+      int64_t min = std::numeric_limits<int64_t>::min()) {
+    return Int(key, min, std::numeric_limits<int64_t>::max());
+  }
+  absl::StatusOr<std::optional<double>> Double(absl::string_view key) override;
+  absl::StatusOr<std::optional<bool>> Bool(absl::string_view key) override;
   // A duration such as "30s", "500ms", "1h30m" (see ParseDurationOption).
-  absl::StatusOr<std::optional<absl::Duration>> Duration(absl::string_view key);
+  absl::StatusOr<std::optional<absl::Duration>> Duration(
+      absl::string_view key) override;
   template <typename E>
   absl::StatusOr<std::optional<E>> Enum(const EnumOption<E>& option);
   // A list of scalars, e.g. `subscriptions: [a, b]`.
   absl::StatusOr<std::optional<std::vector<std::string>>> StringList(
-      absl::string_view key);
+      absl::string_view key) override;
   // A nested mapping, read the same way (and checked by its own
   // CheckNoUnknownKeys()).
   absl::StatusOr<std::optional<OptionMap>> Map(absl::string_view key);
@@ -60,7 +67,13 @@ class OptionMap {
   // Keys read so far are accepted; any other key is an error.
   absl::Status CheckNoUnknownKeys() const;
 
-  bool Has(absl::string_view key) const;
+  bool Has(absl::string_view key) const override;
+  // An error about the value of `key`, at its position.
+  absl::Status Error(absl::string_view key,
+                     absl::string_view message) const override;
+  // Warns (with the position) that `alias` is an old spelling of `key`.
+  void Deprecated(absl::string_view alias,
+                  absl::string_view key) const override;
   // Every key written, in file order (for mappings whose keys are data,
   // such as attribute names).
   std::vector<std::string> Keys() const;

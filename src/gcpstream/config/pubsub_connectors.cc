@@ -122,31 +122,9 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
   if (!mapping.ok()) return mapping.status();
   pubsub::PubSubSinkOptions sink;
   sink.name = environment.name;
-  for (absl::Status status : {
-           AssignIfSet(options.Int(pubsub::kBatchMaxMessagesKey),
-                       sink.batching.max_messages),
-           AssignIfSet(options.Int(pubsub::kBatchMaxBytesKey),
-                       sink.batching.max_bytes),
-           AssignIfSet(options.Duration(pubsub::kBatchMaxDelayKey),
-                       sink.batching.max_delay),
-           AssignIfSet(options.Int(pubsub::kMaxInFlightMessagesKey),
-                       sink.max_in_flight_messages),
-           AssignIfSet(options.Int(pubsub::kMaxInFlightBytesKey),
-                       sink.max_in_flight_bytes),
-           AssignIfSet(options.Duration(pubsub::kPublishProgressTimeoutKey),
-                       sink.publish_progress_timeout),
-           AssignIfSet(options.Bool(pubsub::kEnableMessageOrderingKey),
-                       sink.enable_message_ordering),
-           AssignIfSet(options.Duration(pubsub::kDestinationIdleTimeoutKey),
-                       sink.destination_idle_timeout),
-           AssignIfSet(options.Int(pubsub::kMaxActivePublishersKey),
-                       sink.max_active_publishers),
-           AssignIfSet(options.Duration(pubsub::kShutdownTimeoutKey),
-                       sink.shutdown_timeout),
-           AssignIfSet(options.Enum(pubsub::kCreateDispositionOption),
-                       sink.create_disposition),
-       }) {
-    if (!status.ok()) return status;
+  if (absl::Status read = pubsub::PubSubSinkOptionTable().Read(options, sink);
+      !read.ok()) {
+    return read;
   }
   if (absl::Status valid = pubsub::CheckPubSubSinkOptions(sink); !valid.ok()) {
     return ConfigError(options.position(),

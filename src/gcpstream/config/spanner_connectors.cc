@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gcpstream/config/connector_registry.h"
@@ -17,6 +18,7 @@
 #include "gcpstream/config/failure_handler_config.h"
 #include "gcpstream/config/field_path.h"
 #include "gcpstream/spanner/spanner_sink.h"
+#include "spdlog/spdlog.h"
 
 namespace gcpstream::config {
 namespace {
@@ -120,20 +122,44 @@ absl::StatusOr<std::optional<Mutation>> ToMutation(
   return std::optional<Mutation>(std::move(mutation));
 }
 
+// `project`, `instance` and `database` (short ids, as every connector names
+// its destination). A full resource name in `database` is the old spelling:
+// accepted with a warning, alone.
 absl::StatusOr<spanner::DatabaseDestination> ReadDatabase(OptionMap& options) {
   absl::StatusOr<std::string> name = options.RequiredString("database");
   if (!name.ok()) return name.status();
+  if (!absl::StrContains(*name, '/')) {
+    absl::StatusOr<std::string> project = RequiredProject(options);
+    if (!project.ok()) return project.status();
+    absl::StatusOr<std::string> instance = options.RequiredString("instance");
+    if (!instance.ok()) return instance.status();
+    return spanner::DatabaseDestination(*project, *instance, *name);
+  }
   std::vector<std::string> parts = absl::StrSplit(*name, '/');
   if (parts.size() != 6 || parts[0] != "projects" || parts[2] != "instances" ||
       parts[4] != "databases") {
-    return ConfigError(options.PositionOf("database"),
-                       absl::StrCat(options.what(),
-                                    ": option 'database' must "
-                                    "be projects/PROJECT/"
-                                    "instances/INSTANCE/"
-                                    "databases/DATABASE, not '",
-                                    *name, "'"));
+    return options.Error(
+        "database",
+        absl::StrCat("option 'database' is a database id (with 'project' and "
+                     "'instance'), or the old spelling "
+                     "projects/PROJECT/instances/INSTANCE/databases/DATABASE; "
+                     "not '",
+                     *name, "'"));
   }
+  for (const char* key : {"project", "instance"}) {
+    if (options.Has(key)) {
+      return options.Error(
+          key, absl::StrCat("option '", key,
+                            "' is set and 'database' is a full resource "
+                            "name; write 'database: ",
+                            parts[5], "' with 'project' and 'instance'"));
+    }
+  }
+  spdlog::warn(
+      "{}: {}: a full resource name in 'database' is deprecated; write "
+      "'project: {}', 'instance: {}', 'database: {}'",
+      options.PositionOf("database").ToString(), options.what(), parts[1],
+      parts[3], parts[5]);
   return spanner::DatabaseDestination(parts[1], parts[3], parts[5]);
 }
 
@@ -186,23 +212,9 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> SpannerSink(
   sink.database = *database;
   absl::StatusOr<MutationMapping> mapping = ReadMapping(options);
   if (!mapping.ok()) return mapping.status();
-  for (absl::Status status : {
-           AssignIfSet(options.Enum(spanner::kWriteMethodOption),
-                       sink.write_method),
-           AssignIfSet(options.Enum(spanner::kConstraintViolationPolicyOption),
-                       sink.constraint_violation_policy),
-           AssignIfSet(options.Enum(spanner::kRpcPriorityOption),
-                       sink.rpc_priority),
-           AssignIfSet(options.Int(spanner::kMaxBatchCellsKey),
-                       sink.max_batch_cells),
-           AssignIfSet(options.Int(spanner::kMaxBatchMutationsKey),
-                       sink.max_batch_mutations),
-           AssignIfSet(options.Int(spanner::kMaxBatchBytesKey),
-                       sink.max_batch_bytes),
-           AssignIfSet(options.Duration(spanner::kMaxCommitDelayKey),
-                       sink.max_commit_delay),
-       }) {
-    if (!status.ok()) return status;
+  if (absl::Status read = spanner::SpannerSinkOptionTable().Read(options, sink);
+      !read.ok()) {
+    return read;
   }
   if (absl::Status valid = spanner::CheckSpannerSinkOptions(sink);
       !valid.ok()) {

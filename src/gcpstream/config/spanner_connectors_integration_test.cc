@@ -149,8 +149,7 @@ TEST(SpannerConnectorsTest, BadOptionsAreConfigurationErrors) {
            {"source: {type: json-lines, paths: [a]}\n"
             "sinks: [{type: spanner, database: shop, table: T, "
             "columns: {A: a}}]\n",
-            "option 'database' must be projects/PROJECT/instances/INSTANCE/"
-            "databases/DATABASE"},
+            "option 'project' is required"},
            {"source: {type: json-lines, paths: [a]}\n"
             "sinks: [{type: spanner, database: projects/p/instances/i/"
             "databases/d, table: T, operation: upsert, columns: {A: a}}]\n",

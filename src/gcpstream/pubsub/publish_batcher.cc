@@ -34,14 +34,14 @@ absl::Status OutOfRange(absl::string_view key, int64_t value, int64_t max) {
 absl::Status CheckPublishBatcherOptions(const PublishBatcherOptions& options) {
   if (options.max_messages < 1 ||
       options.max_messages > kMaxMessagesPerPublish) {
-    return OutOfRange(kBatchMaxMessagesKey, options.max_messages,
+    return OutOfRange(kMaxBatchMessagesKey, options.max_messages,
                       kMaxMessagesPerPublish);
   }
   if (options.max_bytes < 1 || options.max_bytes > kMaxPublishRequestBytes) {
-    return OutOfRange(kBatchMaxBytesKey, options.max_bytes,
+    return OutOfRange(kMaxBatchBytesKey, options.max_bytes,
                       kMaxPublishRequestBytes);
   }
-  return CheckDurationOption(options.max_delay, kBatchMaxDelayKey);
+  return CheckDurationOption(options.max_delay, kMaxBatchDelayKey);
 }
 
 absl::StatusOr<PublishBatcher> PublishBatcher::Create(

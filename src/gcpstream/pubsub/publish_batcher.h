@@ -25,22 +25,22 @@ inline constexpr int64_t kMaxMessagesPerPublish = 1000;
 inline constexpr int64_t kMaxPublishRequestBytes = 10'000'000;
 
 // Option keys, as written in a SQL WITH clause or a YAML file.
-inline constexpr char kBatchMaxMessagesKey[] = "batch-max-messages";
-inline constexpr char kBatchMaxBytesKey[] = "batch-max-bytes";
-inline constexpr char kBatchMaxDelayKey[] = "batch-max-delay";
+inline constexpr char kMaxBatchMessagesKey[] = "max-batch-messages";
+inline constexpr char kMaxBatchBytesKey[] = "max-batch-bytes";
+inline constexpr char kMaxBatchDelayKey[] = "max-batch-delay";
 
 // When a batch of messages for one topic is sent. A batch is full as soon as
 // any threshold is reached. The defaults are those of Google's Pub/Sub client
 // libraries: large enough to amortise a round trip, small enough that a
 // trickle of messages is not held back noticeably.
 struct PublishBatcherOptions {
-  // batch-max-messages: 1..1000.
+  // max-batch-messages: 1..1000.
   int64_t max_messages = 100;
-  // batch-max-bytes: serialized request bytes, 1..10,000,000. A message
+  // max-batch-bytes: serialized request bytes, 1..10,000,000. A message
   // larger than this on its own is still sent, alone in its request, as long
   // as it fits kMaxPublishRequestBytes.
   int64_t max_bytes = 1'000'000;
-  // batch-max-delay: how long the first message of a batch may wait for
+  // max-batch-delay: how long the first message of a batch may wait for
   // others; any positive duration.
   absl::Duration max_delay = absl::Milliseconds(10);
 };
@@ -93,7 +93,7 @@ class PublishBatcher {
   }
 
   // Whether the message can join the open batch without crossing
-  // batch-max-messages or batch-max-bytes. Always true for an empty batch
+  // max-batch-messages or max-batch-bytes. Always true for an empty batch
   // (an oversized message is then refused by Add()).
   bool HasRoomFor(size_t message_bytes) const;
   bool HasRoomFor(const google::pubsub::v1::PubsubMessage& message) const {
@@ -115,7 +115,7 @@ class PublishBatcher {
 
   // A threshold of count or bytes is reached: send before adding more.
   bool Full() const;
-  // The oldest message has waited batch-max-delay or longer.
+  // The oldest message has waited max-batch-delay or longer.
   bool Due() const;
   // When the open batch becomes due; InfiniteFuture when it is empty.
   absl::Time Deadline() const;

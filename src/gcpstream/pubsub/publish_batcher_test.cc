@@ -46,15 +46,15 @@ TEST(PublishBatcherOptionsTest, ErrorsNameTheKey) {
   PublishBatcherOptions options;
   options.max_messages = 1001;
   EXPECT_THAT(CheckPublishBatcherOptions(options).message(),
-              AllOf(HasSubstr("batch-max-messages"), HasSubstr("1000")));
+              AllOf(HasSubstr("max-batch-messages"), HasSubstr("1000")));
   options.max_messages = 0;
   EXPECT_THAT(CheckPublishBatcherOptions(options).message(),
-              HasSubstr("batch-max-messages"));
+              HasSubstr("max-batch-messages"));
 
   options = {};
   options.max_bytes = 10'000'001;
   EXPECT_THAT(CheckPublishBatcherOptions(options).message(),
-              AllOf(HasSubstr("batch-max-bytes"), HasSubstr("10000000")));
+              AllOf(HasSubstr("max-batch-bytes"), HasSubstr("10000000")));
   options.max_bytes = 0;
   EXPECT_EQ(CheckPublishBatcherOptions(options).code(),
             absl::StatusCode::kInvalidArgument);
@@ -62,12 +62,12 @@ TEST(PublishBatcherOptionsTest, ErrorsNameTheKey) {
   options = {};
   options.max_delay = absl::ZeroDuration();
   EXPECT_THAT(CheckPublishBatcherOptions(options).message(),
-              HasSubstr("batch-max-delay"));
+              HasSubstr("max-batch-delay"));
 
   FakeClock clock;
   options.max_delay = -absl::Seconds(1);
   EXPECT_THAT(PublishBatcher::Create(kTopic, options, clock).status().message(),
-              HasSubstr("batch-max-delay"));
+              HasSubstr("max-batch-delay"));
 }
 
 TEST(PublishBatcherTest, FullByCount) {

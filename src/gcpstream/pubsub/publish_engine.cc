@@ -200,7 +200,7 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
   }
   // Most records go where the previous one went: its publisher is reused
   // without a lookup or a clock read. Its last use is then recorded when a
-  // batch opens, at most one open batch (batch-max-delay) early for the
+  // batch opens, at most one open batch (max-batch-delay) early for the
   // idle sweep.
   TopicPublisher* publisher = last_publisher_;
   const bool fixed = &topic == fixed_topic_;

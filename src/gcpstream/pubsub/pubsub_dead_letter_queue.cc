@@ -1,6 +1,7 @@
 #include "gcpstream/pubsub/pubsub_dead_letter_queue.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include <grpcpp/alarm.h>
@@ -67,7 +68,7 @@ absl::Status CheckPubSubDeadLetterQueueOptions(
   }
   if (options.max_outstanding_messages < -1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("option '", kMaxOutstandingKey,
+        absl::StrCat("option '", kDlqMaxInFlightMessagesKey,
                      "' must be >= 0, or -1 for no bound, got ",
                      options.max_outstanding_messages));
   }
@@ -80,11 +81,38 @@ absl::Status CheckPubSubDeadLetterQueueOptions(
       !status.ok()) {
     return status;
   }
-  if (absl::Status status = ValidateRetryOptions(options.retry); !status.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "pubsub dead-letter queue retry options: ", status.message()));
-  }
-  return absl::OkStatus();
+  return connector::CheckRetryOptions(options.retry);
+}
+
+connector::OptionTable<PubSubDeadLetterQueueOptions>
+PubSubDeadLetterQueueOptionTable() {
+  using O = PubSubDeadLetterQueueOptions;
+  const O defaults;
+  connector::OptionTable<O> table({
+      connector::IntOption<O>(
+          kDlqMaxInFlightMessagesKey,
+          [](O& o) -> int64_t& { return o.max_outstanding_messages; }, "1000",
+          "0", -1, std::numeric_limits<int64_t>::max(), {"max-outstanding"}),
+      connector::DurationOption<O>(
+          kFlushTimeoutKey,
+          [](O& o) -> absl::Duration& { return o.flush_timeout; }, "60 s",
+          "2m"),
+      connector::IntOption<O>(
+          kMaxBatchMessagesKey,
+          [](O& o) -> int64_t& { return o.batching.max_messages; }, "100", "10",
+          1, kMaxMessagesPerPublish, {"batch-max-messages"}),
+      connector::IntOption<O>(
+          kMaxBatchBytesKey,
+          [](O& o) -> int64_t& { return o.batching.max_bytes; }, "1,000,000",
+          "500000", 1, kMaxPublishRequestBytes, {"batch-max-bytes"}),
+      connector::DurationOption<O>(
+          kMaxBatchDelayKey,
+          [](O& o) -> absl::Duration& { return o.batching.max_delay; }, "10 ms",
+          "20ms", {"batch-max-delay"}),
+  });
+  table.Include<RetryOptions>(connector::RetryOptionTable(defaults.retry),
+                              [](O& o) -> RetryOptions& { return o.retry; });
+  return table;
 }
 
 absl::StatusOr<std::unique_ptr<PubSubDeadLetterQueue>>

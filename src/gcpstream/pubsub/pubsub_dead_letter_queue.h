@@ -19,6 +19,7 @@
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/base/status_class.h"
 #include "gcpstream/connector/callback_tracker.h"
+#include "gcpstream/connector/option_table.h"
 #include "gcpstream/pubsub/publish_batcher.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
@@ -28,7 +29,9 @@ namespace gcpstream::pubsub {
 // Option keys.
 inline constexpr char kDlqProjectKey[] = "project";
 inline constexpr char kDlqTopicKey[] = "topic";
-inline constexpr char kMaxOutstandingKey[] = "max-outstanding";
+// The in-flight cap, spelled as the sinks spell theirs ("max-outstanding"
+// is its old spelling).
+inline constexpr char kDlqMaxInFlightMessagesKey[] = "max-in-flight-messages";
 // Added when original attributes had to be left out to stay within
 // Pub/Sub's attribute limits: how many were.
 inline constexpr char kDlqAttributesDropped[] = "dlq-attributes-dropped";
@@ -54,7 +57,7 @@ struct PubSubDeadLetterQueueOptions {
   // project, topic: the dead-letter topic, which must already exist.
   std::string project;
   std::string topic;
-  // max-outstanding: failures offered but not yet acknowledged by
+  // max-in-flight-messages: failures offered but not yet acknowledged by
   // the service. Offer() waits (yielding to the mailbox, never blocking
   // completions) while more are outstanding, so memory stays bounded during
   // a flood of refusals. 0 writes through (each Offer waits for its own
@@ -65,8 +68,8 @@ struct PubSubDeadLetterQueueOptions {
   // acknowledgements. Expiry fails the checkpoint and drops nothing: the
   // failures stay pending and the next Flush() waits for them again.
   absl::Duration flush_timeout = absl::Seconds(60);
-  // batch-max-messages, batch-max-bytes, batch-max-delay. A partial batch
-  // older than batch-max-delay is sent at the next Offer(); Flush() sends
+  // max-batch-messages, max-batch-bytes, max-batch-delay. A partial batch
+  // older than max-batch-delay is sent at the next Offer(); Flush() sends
   // whatever is left.
   PublishBatcherOptions batching;
   // Retries of transient publish errors; exhausting them fails the job.
@@ -82,6 +85,10 @@ struct PubSubDeadLetterQueueOptions {
 absl::Status CheckPubSubDeadLetterQueueOptions(
     const PubSubDeadLetterQueueOptions& options);
 
+// Every option above that a pipeline file sets besides project and topic.
+connector::OptionTable<PubSubDeadLetterQueueOptions>
+PubSubDeadLetterQueueOptionTable();
+
 // A dead-letter queue that publishes each failure to one existing Pub/Sub
 // topic: the message data is the failure's payload (empty when it has none)
 // and its attributes are the dlq-* attributes (DeadLetterAttributes) plus
@@ -95,7 +102,7 @@ absl::Status CheckPubSubDeadLetterQueueOptions(
 // yield, e.g. inside Flush()). Retry backoff waits on a gRPC alarm whose
 // callback also only posts a mail. So the task thread never blocks on the
 // network except where it must wait: Flush(), and Offer() above
-// max-outstanding.
+// max-in-flight-messages.
 //
 // Delivery: at-least-once. Flush() returns OK once every offered failure is
 // acknowledged; a replay after a restart may publish a failure again.

@@ -397,11 +397,11 @@ TEST(PubSubDeadLetterQueueOptionsTest, ErrorsNameTheKey) {
   EXPECT_THAT(with([](auto& o) { o.topic = "a/b"; }), HasSubstr("topic"));
   EXPECT_THAT(with([](auto& o) { o.project = ""; }), HasSubstr("project"));
   EXPECT_THAT(with([](auto& o) { o.max_outstanding_messages = -2; }),
-              HasSubstr("max-outstanding"));
+              HasSubstr("max-in-flight-messages"));
   EXPECT_THAT(with([](auto& o) { o.flush_timeout = absl::ZeroDuration(); }),
               HasSubstr("flush-timeout"));
   EXPECT_THAT(with([](auto& o) { o.batching.max_messages = 1001; }),
-              HasSubstr("batch-max-messages"));
+              HasSubstr("max-batch-messages"));
   EXPECT_THAT(with([](auto& o) { o.retry.max_attempts = 0; }),
               HasSubstr("retry"));
   runtime::Mailbox mailbox(std::make_shared<runtime::TaskSignal>());

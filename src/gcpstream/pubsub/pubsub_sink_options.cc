@@ -53,22 +53,98 @@ absl::Status CheckPubSubSinkOptions(const PubSubSinkOptions& options) {
   status.Update(
       CheckDurationOption(options.shutdown_timeout, kShutdownTimeoutKey));
   status.Update(CheckTopicCreateOptions(options.topic_create_options));
-  if (options.max_consecutive_rejections != RejectionConfirmation::kUnbounded &&
-      options.max_consecutive_rejections < 1) {
-    status.Update(absl::InvalidArgumentError(absl::StrCat(
-        "option 'max-consecutive-rejections' must be >= 1, or -1 for no "
-        "bound, got ",
-        options.max_consecutive_rejections)));
-  }
-  if (absl::Status retry = ValidateRetryOptions(options.retry); !retry.ok()) {
-    status.Update(absl::InvalidArgumentError(
-        absl::StrCat("pubsub sink retry options: ", retry.message())));
-  }
+  status.Update(RejectionConfirmation::CheckMaxConsecutiveRejections(
+      options.max_consecutive_rejections));
+  status.Update(connector::CheckRetryOptions(options.retry));
   if (!status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(options.name, ": ", status.message()));
   }
   return absl::OkStatus();
+}
+
+connector::OptionTable<PubSubSinkOptions> PubSubSinkOptionTable() {
+  using O = PubSubSinkOptions;
+  using connector::DurationOption;
+  using connector::IntOption;
+  const O defaults;
+  connector::OptionTable<O> table({
+      IntOption<O>(kMaxBatchMessagesKey,
+                   [](O& o) -> int64_t& { return o.batching.max_messages; },
+                   "100", "500", 1, kMaxMessagesPerPublish,
+                   {"batch-max-messages"}),
+      IntOption<O>(kMaxBatchBytesKey,
+                   [](O& o) -> int64_t& { return o.batching.max_bytes; },
+                   "1,000,000", "2000000", 1, kMaxPublishRequestBytes,
+                   {"batch-max-bytes"}),
+      DurationOption<O>(
+          kMaxBatchDelayKey,
+          [](O& o) -> absl::Duration& { return o.batching.max_delay; }, "10 ms",
+          "50ms", {"batch-max-delay"}),
+      IntOption<O>(
+          kMaxInFlightMessagesKey,
+          [](O& o) -> int64_t& { return o.max_in_flight_messages; }, "1000",
+          "2000", 1),
+      IntOption<O>(
+          kMaxInFlightBytesKey,
+          [](O& o) -> int64_t& { return o.max_in_flight_bytes; }, "64 MiB",
+          "1048576", 1),
+      DurationOption<O>(
+          kPublishProgressTimeoutKey,
+          [](O& o) -> absl::Duration& { return o.publish_progress_timeout; },
+          "600 s", "5m"),
+      connector::BoolOption<O>(
+          kEnableMessageOrderingKey,
+          [](O& o) -> bool& { return o.enable_message_ordering; }, "false",
+          "true"),
+      DurationOption<O>(
+          kDestinationIdleTimeoutKey,
+          [](O& o) -> absl::Duration& { return o.destination_idle_timeout; },
+          "10 min", "30m"),
+      IntOption<O>(
+          kMaxActivePublishersKey,
+          [](O& o) -> int64_t& { return o.max_active_publishers; },
+          "0 (no bound)", "50", 0),
+      DurationOption<O>(
+          kShutdownTimeoutKey,
+          [](O& o) -> absl::Duration& { return o.shutdown_timeout; }, "30 s",
+          "10s"),
+      connector::EnumField<O>(
+          kCreateDispositionOption,
+          [](O& o) -> CreateDisposition& { return o.create_disposition; },
+          "`create-if-needed`", "create-never"),
+      DurationOption<O, std::optional<absl::Duration>>(
+          kMessageRetentionDurationKey,
+          [](O& o) -> std::optional<absl::Duration>& {
+            return o.topic_create_options.message_retention;
+          },
+          "unset", "24h"),
+      connector::StringOption<O>(
+          kKmsKeyNameKey,
+          [](O& o) -> std::string& {
+            return o.topic_create_options.kms_key_name;
+          },
+          "unset", "projects/p/locations/l/keyRings/r/cryptoKeys/k"),
+      connector::StringListOption<O>(
+          kAllowedPersistenceRegionsKey,
+          [](O& o) -> std::vector<std::string>& {
+            return o.topic_create_options.allowed_persistence_regions;
+          },
+          "unset", "[europe-west1]"),
+      connector::BoolOption<O>(
+          kEnforceInTransitKey,
+          [](O& o) -> bool& {
+            return o.topic_create_options.enforce_in_transit;
+          },
+          "false", "true"),
+      IntOption<O>(
+          RejectionConfirmation::kMaxConsecutiveRejectionsKey,
+          [](O& o) -> int64_t& { return o.max_consecutive_rejections; }, "100",
+          "-1", -1),
+  });
+  table.Include<RetryOptions>(connector::RetryOptionTable(defaults.retry),
+                              [](O& o) -> RetryOptions& { return o.retry; });
+  return table;
 }
 
 }  // namespace gcpstream::pubsub

@@ -13,6 +13,7 @@
 #include "gcpstream/base/options.h"
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
+#include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/pubsub/publish_batcher.h"
 
@@ -29,6 +30,9 @@ inline constexpr char kShutdownTimeoutKey[] = "shutdown-timeout";
 inline constexpr char kMessageRetentionDurationKey[] =
     "message-retention-duration";
 inline constexpr char kKmsKeyNameKey[] = "kms-key-name";
+inline constexpr char kAllowedPersistenceRegionsKey[] =
+    "allowed-persistence-regions";
+inline constexpr char kEnforceInTransitKey[] = "enforce-in-transit";
 
 // What the sink does when a publish finds its topic missing (NOT_FOUND).
 enum class CreateDisposition {
@@ -62,7 +66,7 @@ struct TopicCreateOptions {
 struct PubSubSinkOptions {
   // Names the sink in errors, logs and metrics.
   std::string name = "pubsub-sink";
-  // batch-max-messages, batch-max-bytes, batch-max-delay (per topic, and
+  // max-batch-messages, max-batch-bytes, max-batch-delay (per topic, and
   // per ordering key when ordering is on).
   PublishBatcherOptions batching;
   // max-in-flight-messages / max-in-flight-bytes: messages written and not
@@ -114,6 +118,11 @@ struct PubSubSinkOptions {
 
 // InvalidArgument naming the option key when an option is unusable.
 absl::Status CheckPubSubSinkOptions(const PubSubSinkOptions& options);
+
+// Every option above that a pipeline file or WITH clause sets (all but
+// the name, channel, clock and timer), with docs defaults and old
+// spellings.
+connector::OptionTable<PubSubSinkOptions> PubSubSinkOptionTable();
 
 }  // namespace gcpstream::pubsub
 

@@ -662,7 +662,7 @@ TEST(PubSubSinkOptionsTest, ErrorsNameTheOption) {
   options = PubSubSinkOptions();
   options.batching.max_messages = 1001;
   EXPECT_THAT(CheckPubSubSinkOptions(options).message(),
-              HasSubstr("batch-max-messages"));
+              HasSubstr("max-batch-messages"));
   options = PubSubSinkOptions();
   options.topic_create_options.message_retention = absl::Minutes(1);
   EXPECT_THAT(CheckPubSubSinkOptions(options).message(),

@@ -32,23 +32,64 @@ absl::Status CheckSpannerSinkOptions(const SpannerSinkOptions& options) {
         "option '", kMaxCommitDelayKey, "' must be between 0 and 500ms, got ",
         absl::FormatDuration(*options.max_commit_delay))));
   }
-  if (options.max_consecutive_rejections != RejectionConfirmation::kUnbounded &&
-      options.max_consecutive_rejections < 1) {
-    status.Update(absl::InvalidArgumentError(absl::StrCat(
-        "option 'max-consecutive-rejections' must be >= 1, or -1 for no "
-        "bound, got ",
-        options.max_consecutive_rejections)));
-  }
-  status.Update(CheckDurationOption(options.rpc_timeout, "rpc-timeout"));
-  if (absl::Status retry = ValidateRetryOptions(options.retry); !retry.ok()) {
-    status.Update(absl::InvalidArgumentError(
-        absl::StrCat("spanner sink retry options: ", retry.message())));
-  }
+  status.Update(RejectionConfirmation::CheckMaxConsecutiveRejections(
+      options.max_consecutive_rejections));
+  status.Update(CheckDurationOption(options.rpc_timeout, kRpcTimeoutKey));
+  status.Update(connector::CheckRetryOptions(options.retry));
   if (!status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(options.name, ": ", status.message()));
   }
   return absl::OkStatus();
+}
+
+connector::OptionTable<SpannerSinkOptions> SpannerSinkOptionTable() {
+  using O = SpannerSinkOptions;
+  using connector::EnumField;
+  using connector::IntOption;
+  const O defaults;
+  connector::OptionTable<O> table({
+      EnumField<O>(
+          kWriteMethodOption,
+          [](O& o) -> WriteMethod& { return o.write_method; }, "`batch-write`",
+          "commit"),
+      EnumField<O>(
+          kConstraintViolationPolicyOption,
+          [](O& o) -> ConstraintViolationPolicy& {
+            return o.constraint_violation_policy;
+          },
+          "`fail-job`", "route-to-failure-handler"),
+      IntOption<O>(
+          kMaxBatchCellsKey, [](O& o) -> int64_t& { return o.max_batch_cells; },
+          "5000 (ceiling 80,000)", "8000", 1, kMaxBatchCellsCeiling),
+      IntOption<O>(
+          kMaxBatchMutationsKey,
+          [](O& o) -> int64_t& { return o.max_batch_mutations; },
+          "500 (ceiling 80,000)", "1000", 1, kMaxBatchMutationsCeiling),
+      IntOption<O>(
+          kMaxBatchBytesKey, [](O& o) -> int64_t& { return o.max_batch_bytes; },
+          "1 MiB (ceiling 100 MiB)", "2097152", 1, kMaxBatchBytesCeiling),
+      connector::DurationOption<O, std::optional<absl::Duration>>(
+          kMaxCommitDelayKey,
+          [](O& o) -> std::optional<absl::Duration>& {
+            return o.max_commit_delay;
+          },
+          "unset", "100ms"),
+      EnumField<O, RpcPriority, std::optional<RpcPriority>>(
+          kRpcPriorityOption,
+          [](O& o) -> std::optional<RpcPriority>& { return o.rpc_priority; },
+          "unset (service default)", "low"),
+      IntOption<O>(
+          RejectionConfirmation::kMaxConsecutiveRejectionsKey,
+          [](O& o) -> int64_t& { return o.max_consecutive_rejections; }, "100",
+          "-1", -1),
+      connector::DurationOption<O>(
+          kRpcTimeoutKey, [](O& o) -> absl::Duration& { return o.rpc_timeout; },
+          "60 s", "30s"),
+  });
+  table.Include<RetryOptions>(connector::RetryOptionTable(defaults.retry),
+                              [](O& o) -> RetryOptions& { return o.retry; });
+  return table;
 }
 
 }  // namespace gcpstream::spanner

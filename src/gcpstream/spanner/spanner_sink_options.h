@@ -16,6 +16,7 @@
 #include "gcpstream/base/options.h"
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
+#include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
 
 namespace gcpstream::spanner {
@@ -88,6 +89,7 @@ inline constexpr char kMaxBatchCellsKey[] = "max-batch-cells";
 inline constexpr char kMaxBatchMutationsKey[] = "max-batch-mutations";
 inline constexpr char kMaxBatchBytesKey[] = "max-batch-bytes";
 inline constexpr char kMaxCommitDelayKey[] = "max-commit-delay";
+inline constexpr char kRpcTimeoutKey[] = "rpc-timeout";
 inline constexpr int64_t kMaxBatchCellsCeiling = 80'000;
 inline constexpr int64_t kMaxBatchMutationsCeiling = 80'000;
 inline constexpr int64_t kMaxBatchBytesCeiling = int64_t{100} << 20;
@@ -131,6 +133,10 @@ struct SpannerSinkOptions {
 
 // InvalidArgument naming the option key when an option is unusable.
 absl::Status CheckSpannerSinkOptions(const SpannerSinkOptions& options);
+
+// Every option above that a pipeline file or WITH clause sets (all but
+// the name, database, channel, clock and timer), with docs defaults.
+connector::OptionTable<SpannerSinkOptions> SpannerSinkOptionTable();
 
 }  // namespace gcpstream::spanner
 
