@@ -463,6 +463,12 @@ absl::Status PublishEngine::Flush(bool end_of_input) {
   return core_.FinishFlush(started);
 }
 
+absl::Status PublishEngine::OnInputIdle() {
+  if (core_.failed()) return core_.failure();
+  SendDue(/*all=*/true);
+  return core_.failure();
+}
+
 void PublishEngine::SendDue(bool all) {
   publishers_.ForEach([&](const TopicDestination&, TopicPublisher& publisher) {
     std::vector<PublishBatch> to_send;

@@ -102,6 +102,10 @@ class PublishEngine {
   // releases publishers idle for longer than destination-idle-timeout.
   absl::Status Flush(bool end_of_input);
 
+  // The input is dry: open batches go out now instead of at their
+  // max-batch-delay.
+  absl::Status OnInputIdle();
+
   // Cancels what is in flight and waits until gRPC let go of it.
   void Close();
 

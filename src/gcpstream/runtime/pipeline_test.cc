@@ -11,11 +11,15 @@
 namespace gcpstream::runtime {
 namespace {
 
+using ::testing::AllOf;
 using testing::Collected;
 using testing::CollectingSink;
+using ::testing::Contains;
 using testing::CountingSource;
 using ::testing::ElementsAreArray;
+using ::testing::Ge;
 using ::testing::HasSubstr;
+using ::testing::Lt;
 
 std::vector<int64_t> Range(int64_t n) {
   std::vector<int64_t> values(n);
@@ -69,6 +73,37 @@ TEST_F(PipelineTest, BoundedJobWritesEverythingAndCommitsAtTheEnd) {
   EXPECT_THAT(Sorted(collected->committed), ElementsAreArray(expected));
   EXPECT_EQ(collected->final_flushes, 3);  // Every writer saw end of input.
   EXPECT_GE(summary->checkpoints_completed, 1);
+}
+
+// A sink learns when its input runs dry, so it can send partial batches
+// without waiting for a checkpoint: from the source's own task, and from an
+// exchange's.
+TEST_F(PipelineTest, WritersHearWhenTheirInputRunsDry) {
+  for (bool exchange : {false, true}) {
+    auto collected = std::make_shared<Collected>();
+    PipelineOptions options = Options();
+    options.checkpoint_interval = absl::Hours(1);  // Only the final one.
+    // Each run starts afresh, not from the previous run's checkpoint.
+    options.checkpoint_directory = absl::StrCat(directory_, "/", exchange);
+    Pipeline pipeline(options);
+    auto stream = pipeline.AddSource(
+        std::make_shared<CountingSource>(40, /*per_poll=*/10,
+                                         /*pause=*/absl::Milliseconds(20)),
+        1);
+    if (exchange) {
+      stream.KeyBy([](const int64_t& v) { return v % 2; }, 1)
+          .SinkTo(std::make_shared<CollectingSink>(collected));
+    } else {
+      stream.SinkTo(std::make_shared<CollectingSink>(collected));
+    }
+    auto summary = pipeline.Run();
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    absl::MutexLock lock(&collected->mu);
+    // The source pauses after each 10 records: the writer hears of a pause
+    // with records written and before the end of input.
+    EXPECT_THAT(collected->written_at_idle, Contains(AllOf(Ge(10), Lt(40))))
+        << "exchange: " << exchange;
+  }
 }
 
 TEST_F(PipelineTest, KeyByRoutesEachKeyToOneSubtask) {

@@ -41,6 +41,12 @@ class SinkWriter {
   // has made it durable). `end_of_input` is true for the last flush.
   virtual absl::Status Flush(bool end_of_input) = 0;
 
+  // The input is momentarily dry: send partial batches now rather than at
+  // the next full batch, batch timer or checkpoint, so a trickle of records
+  // is not held back. Called between records, often; must be cheap when
+  // there is nothing to send.
+  virtual absl::Status OnInputIdle() { return absl::OkStatus(); }
+
   // State to keep in the checkpoint (called right after Flush()).
   virtual absl::StatusOr<std::string> SnapshotState(int64_t /*checkpoint_id*/) {
     return std::string();

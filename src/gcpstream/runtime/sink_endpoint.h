@@ -64,7 +64,10 @@ class SinkEndpoint final : public Endpoint, public Output<T> {
     return absl::OkStatus();
   }
 
-  absl::Status FlushBuffers() override { return absl::OkStatus(); }
+  absl::Status FlushBuffers() override {
+    if (task_->failed()) return absl::OkStatus();
+    return writer_->OnInputIdle();
+  }
 
   void Close() override { writer_->Close(); }
 

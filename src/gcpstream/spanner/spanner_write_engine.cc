@@ -137,6 +137,7 @@ connector::RetryContext SpannerWriteEngine::RetryContext() const {
 }
 
 absl::Status SpannerWriteEngine::Write(Mutation mutation,
+                                       const connector::NoDestination&,
                                        const WriterContext& context) {
   if (core_.failed()) return core_.failure();
   absl::StatusOr<EncodedMutation> encoded = catalog_->Encode(mutation);
@@ -435,6 +436,11 @@ absl::Status SpannerWriteEngine::Flush(bool /*end_of_input*/) {
   if (core_.failed()) return core_.failure();
   if (absl::Status sent = SendBatch(); !sent.ok()) return sent;
   return core_.FinishFlush(started);
+}
+
+absl::Status SpannerWriteEngine::OnInputIdle() {
+  if (core_.failed()) return core_.failure();
+  return SendBatch();
 }
 
 void SpannerWriteEngine::Close() {

@@ -12,6 +12,7 @@
 #include "gcpstream/base/failure_handler.h"
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/base/writer_context.h"
+#include "gcpstream/connector/batching_sink.h"
 #include "gcpstream/connector/retry.h"
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/connector/writer_core.h"
@@ -57,8 +58,10 @@ class SpannerWriteEngine {
   // Encodes `mutation` against the schema (a value that does not fit is a
   // per-record failure) and buffers it, sending the batch first when the
   // mutation would push it past a limit or touches a key already in it.
-  absl::Status Write(Mutation mutation, const WriterContext& context);
-  absl::Status RouteSerializationFailure(const absl::Status& status,
+  absl::Status Write(Mutation mutation, const connector::NoDestination&,
+                     const WriterContext& context);
+  absl::Status RouteSerializationFailure(const connector::NoDestination&,
+                                         const absl::Status& status,
                                          const WriterContext& context) {
     return core_.RouteSerializationFailure(options_.database.ResourceName(),
                                            status, context);
@@ -69,6 +72,8 @@ class SpannerWriteEngine {
   // Sends the buffered batch and returns once every mutation is applied or
   // routed, and the failure handler is flushed.
   absl::Status Flush(bool end_of_input);
+  // The input is dry: the open batch is sent now (and waited for).
+  absl::Status OnInputIdle();
   void Close();
 
   WriteMethod write_method() const { return method_; }

@@ -122,6 +122,8 @@ struct Collected {
   std::map<int64_t, int> subtask_of ABSL_GUARDED_BY(mu);  // value -> subtask
   std::set<std::string> commits_done ABSL_GUARDED_BY(mu);
   int final_flushes ABSL_GUARDED_BY(mu) = 0;
+  // How many records had been written at each OnInputIdle call.
+  std::vector<int64_t> written_at_idle ABSL_GUARDED_BY(mu);
 };
 
 // A two-phase sink in memory: records staged per checkpoint, made visible by
@@ -161,6 +163,12 @@ class CollectingSink final : public Sink<int64_t> {
       collected_->written.push_back(record);
       collected_->subtask_of[record] = subtask_;
       staged_.push_back(record);
+      return absl::OkStatus();
+    }
+    absl::Status OnInputIdle() override {
+      absl::MutexLock lock(&collected_->mu);
+      collected_->written_at_idle.push_back(
+          static_cast<int64_t>(collected_->written.size()));
       return absl::OkStatus();
     }
     absl::Status Flush(bool end_of_input) override {
