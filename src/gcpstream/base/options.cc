@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "spdlog/spdlog.h"
 
 namespace gcpstream {
 namespace {
@@ -86,9 +87,16 @@ absl::Status UnknownEnumValue(absl::string_view key, absl::string_view text,
                    "'; accepted values: ", absl::StrJoin(accepted, ", ")));
 }
 
+void WarnDeprecatedSpelling(absl::string_view key, absl::string_view old,
+                            absl::string_view current) {
+  spdlog::warn("option '{}': '{}' is deprecated; write '{}' instead",
+               std::string(key), std::string(old), std::string(current));
+}
+
 absl::Status CheckEnumSpellings(absl::string_view key,
                                 const std::vector<absl::string_view>& spellings,
-                                const std::vector<int>& values) {
+                                const std::vector<int>& values,
+                                const std::vector<bool>& deprecated) {
   if (spellings.empty()) {
     return absl::FailedPreconditionError(
         absl::StrCat(key, ": enum option lists no spellings"));
@@ -107,9 +115,13 @@ absl::Status CheckEnumSpellings(absl::string_view key,
       return absl::FailedPreconditionError(
           absl::StrCat(key, ": spelling '", spellings[i], "' listed twice"));
     }
-    if (!seen_values.insert(values[i]).second) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          key, ": value of '", spellings[i], "' already has another spelling"));
+    // An old spelling names a value that has its current one.
+    if (deprecated[i] ? seen_values.count(values[i]) == 0
+                      : !seen_values.insert(values[i]).second) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(key, ": value of '", spellings[i],
+                       deprecated[i] ? "' has no current spelling before it"
+                                     : "' already has another spelling"));
     }
   }
   return absl::OkStatus();

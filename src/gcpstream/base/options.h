@@ -40,11 +40,14 @@ absl::Status CheckDurationOption(absl::Duration value, absl::string_view key);
 absl::Status CheckResourceNameComponent(absl::string_view value,
                                         absl::string_view key);
 
-// One accepted spelling of an enum option, e.g. {"per-key", kPerKey}.
+// One accepted spelling of an enum option, e.g. {"per-key", kPerKey}. An old
+// spelling kept for compatibility is marked deprecated: still parsed (with a
+// warning naming the current one), never printed or listed.
 template <typename E>
 struct EnumSpelling {
   absl::string_view spelling;
   E value;
+  bool deprecated = false;
 };
 
 namespace internal_options {
@@ -52,7 +55,10 @@ absl::Status UnknownEnumValue(absl::string_view key, absl::string_view text,
                               const std::vector<absl::string_view>& accepted);
 absl::Status CheckEnumSpellings(absl::string_view key,
                                 const std::vector<absl::string_view>& spellings,
-                                const std::vector<int>& values);
+                                const std::vector<int>& values,
+                                const std::vector<bool>& deprecated);
+void WarnDeprecatedSpelling(absl::string_view key, absl::string_view old,
+                            absl::string_view current);
 }  // namespace internal_options
 
 // An enum option: its key plus a table of hyphenated spellings, meant to be a
@@ -76,7 +82,12 @@ class EnumOption {
 
   absl::StatusOr<E> Parse(absl::string_view text) const {
     for (const EnumSpelling<E>& entry : spellings()) {
-      if (absl::EqualsIgnoreCase(entry.spelling, text)) return entry.value;
+      if (!absl::EqualsIgnoreCase(entry.spelling, text)) continue;
+      if (entry.deprecated) {
+        internal_options::WarnDeprecatedSpelling(key_, entry.spelling,
+                                                 Name(entry.value));
+      }
+      return entry.value;
     }
     return internal_options::UnknownEnumValue(key_, text, Spellings());
   }
@@ -85,7 +96,7 @@ class EnumOption {
   // lacks, which CheckSpellings() cannot see but a round-trip test does.
   absl::string_view Name(E value) const {
     for (const EnumSpelling<E>& entry : spellings()) {
-      if (entry.value == value) return entry.spelling;
+      if (entry.value == value && !entry.deprecated) return entry.spelling;
     }
     return "<unlisted>";
   }
@@ -94,18 +105,22 @@ class EnumOption {
   // [a-z0-9-] without leading, trailing or doubled hyphens, and no spelling
   // or value listed twice (so Name and Parse are inverses).
   absl::Status CheckSpellings() const {
+    std::vector<absl::string_view> all;
     std::vector<int> values;
+    std::vector<bool> deprecated;
     for (const EnumSpelling<E>& entry : spellings()) {
+      all.push_back(entry.spelling);
       values.push_back(static_cast<int>(entry.value));
+      deprecated.push_back(entry.deprecated);
     }
-    return internal_options::CheckEnumSpellings(key_, Spellings(), values);
+    return internal_options::CheckEnumSpellings(key_, all, values, deprecated);
   }
 
-  // The accepted spellings, in table order.
+  // The current spellings, in table order (old ones are not offered).
   std::vector<absl::string_view> Spellings() const {
     std::vector<absl::string_view> out;
     for (const EnumSpelling<E>& entry : spellings()) {
-      out.push_back(entry.spelling);
+      if (!entry.deprecated) out.push_back(entry.spelling);
     }
     return out;
   }

@@ -174,5 +174,27 @@ TEST(EnumOptionTest, CheckSpellingsCatchesBrokenTables) {
   EXPECT_THAT(EnumOption("k", kDigits).Spellings(), ElementsAre("v2-mode"));
 }
 
+TEST(EnumOptionTest, AnOldSpellingParsesButIsNeverOfferedOrPrinted) {
+  static constexpr EnumSpelling<OrderingMode> kWithOld[] = {
+      {"fail-job", OrderingMode::kNone},
+      {"route", OrderingMode::kPerKey},
+      {"fail-pipeline", OrderingMode::kNone, /*deprecated=*/true}};
+  constexpr EnumOption option("handling", kWithOld);
+  ASSERT_TRUE(option.CheckSpellings().ok());
+  auto parsed = option.Parse("FAIL-PIPELINE");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(*parsed, OrderingMode::kNone);
+  EXPECT_EQ(option.Name(OrderingMode::kNone), "fail-job");
+  EXPECT_THAT(option.Spellings(), ElementsAre("fail-job", "route"));
+  EXPECT_THAT(option.Parse("nope").status().message(),
+              HasSubstr("accepted values: fail-job, route"));
+  // An old spelling must follow the current spelling of its value.
+  static constexpr EnumSpelling<OrderingMode> kOrphan[] = {
+      {"old", OrderingMode::kNone, /*deprecated=*/true},
+      {"new", OrderingMode::kNone}};
+  EXPECT_THAT(EnumOption("k", kOrphan).CheckSpellings().message(),
+              HasSubstr("no current spelling"));
+}
+
 }  // namespace
 }  // namespace gcpstream
