@@ -22,7 +22,7 @@
 #include "absl/time/time.h"
 #include "gcpstream/cli/cli_test_util.h"
 #include "gcpstream/emulators/child_process.h"
-#include "gcpstream/iceberg/test_util.h"
+#include "gcpstream/iceberg/io/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -31,7 +31,7 @@
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/emulators/emulator_set.h"
 #include "gcpstream/emulators/emulators_command.h"
-#include "gcpstream/iceberg/add_files_command.h"
+#include "gcpstream/iceberg/add_files/add_files_command.h"
 
 namespace gcpstream::cli {
 

@@ -8,8 +8,8 @@
 
 #include "gcpstream/config/connector_registry.h"
 #include "gcpstream/config/failure_handler_config.h"
-#include "gcpstream/iceberg/add_files_sink.h"
-#include "gcpstream/iceberg/catalog_spec.h"
+#include "gcpstream/iceberg/add_files/add_files_sink.h"
+#include "gcpstream/iceberg/catalog/catalog_spec.h"
 
 namespace gcpstream::config {
 namespace {

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gcpstream/config/connector_registry.h"
 #include "gcpstream/config/pipeline_file.h"
-#include "gcpstream/iceberg/test_util.h"
+#include "gcpstream/iceberg/io/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

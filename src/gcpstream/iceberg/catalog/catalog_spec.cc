@@ -1,0 +1,79 @@
+#include "gcpstream/iceberg/catalog/catalog_spec.h"
+
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "gcpstream/iceberg/catalog/filesystem_catalog.h"
+#include "gcpstream/iceberg/catalog/rest_catalog.h"
+
+namespace gcpstream::iceberg {
+
+bool IsRestCatalogUri(absl::string_view catalog) {
+  return absl::StartsWith(catalog, "http://") ||
+         absl::StartsWith(catalog, "https://");
+}
+
+absl::StatusOr<std::unique_ptr<Catalog>> OpenCatalog(const CatalogSpec& spec) {
+  if (!IsRestCatalogUri(spec.catalog)) {
+    if (!spec.rest_warehouse.empty() || !spec.token_env.empty()) {
+      return absl::InvalidArgumentError(
+          "rest-warehouse and token-env apply to REST catalogs only");
+    }
+    absl::string_view path = spec.catalog;
+    absl::ConsumePrefix(&path, "file://");
+    if (path.empty() || absl::StrContains(path, "://")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "catalog '", spec.catalog,
+          "' is neither a REST catalog (http:// or https://) nor a "
+          "filesystem warehouse (a directory or file:// URI)"));
+    }
+    return std::make_unique<FilesystemCatalog>(std::string(path));
+  }
+  RestCatalogOptions options;
+  options.uri = spec.catalog;
+  options.warehouse = spec.rest_warehouse;
+  if (!spec.token_env.empty()) {
+    const char* token = std::getenv(spec.token_env.c_str());
+    if (token == nullptr || *token == '\0') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "token-env ", spec.token_env, ": the variable is not set"));
+    }
+    options.token = token;
+  }
+  absl::StatusOr<RestCatalog> rest = RestCatalog::Connect(options);
+  if (!rest.ok()) {
+    return absl::Status(
+        rest.status().code() == absl::StatusCode::kInvalidArgument
+            ? absl::StatusCode::kFailedPrecondition
+            : rest.status().code(),
+        absl::StrCat("catalog ", spec.catalog, ": ", rest.status().message()));
+  }
+  return std::make_unique<RestCatalog>(*std::move(rest));
+}
+
+absl::StatusOr<TableIdentifier> ParseTableIdentifier(absl::string_view text) {
+  std::vector<std::string> levels = absl::StrSplit(text, '.');
+  for (const std::string& level : levels) {
+    if (level.empty() || absl::StrContains(level, '/')) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "table '", text,
+          "' is not a table name: write namespace.table (e.g. db.orders)"));
+    }
+  }
+  if (levels.size() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "table '", text, "' needs a namespace: write namespace.table"));
+  }
+  TableIdentifier table;
+  table.name = levels.back();
+  levels.pop_back();
+  table.namespace_levels = std::move(levels);
+  return table;
+}
+
+}  // namespace gcpstream::iceberg

@@ -1,0 +1,36 @@
+#ifndef GCPSTREAM_ICEBERG_IO_HTTP_CLIENT_H_
+#define GCPSTREAM_ICEBERG_IO_HTTP_CLIENT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace gcpstream::iceberg {
+
+struct HttpResponse {
+  long status = 0;  // NOLINT(google-runtime-int): libcurl's type.
+  std::string body;
+};
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;
+  // "Name: value" lines. Never logged: they may hold credentials.
+  std::vector<std::string> headers;
+  std::string body;
+  absl::Duration timeout = absl::Seconds(60);
+};
+
+// One HTTP exchange (libcurl). Any status code is a response; the status
+// is an error only when there is none: Unavailable when no connection was
+// made (nothing was sent), Unknown when the exchange broke after the
+// request may have reached the server (a timeout, a reset), since the
+// server may have acted on it. Messages name the method and URL, never the
+// headers.
+absl::StatusOr<HttpResponse> SendHttpRequest(const HttpRequest& request);
+
+}  // namespace gcpstream::iceberg
+
+#endif  // GCPSTREAM_ICEBERG_IO_HTTP_CLIENT_H_
