@@ -10,6 +10,8 @@ gcpstream_add_library(pubsub_sink
 
 gcpstream_add_test(pubsub_sink_test SOURCES pubsub_sink_test.cc
   DEPS gcpstream::pubsub_sink gcpstream::testing)
+gcpstream_add_test(pubsub_sink_topic_test SOURCES pubsub_sink_topic_test.cc
+  DEPS gcpstream::pubsub_sink gcpstream::testing)
 
 gcpstream_add_test(pubsub_sink_integration_test EMULATOR
   SOURCES pubsub_sink_integration_test.cc
