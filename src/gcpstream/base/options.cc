@@ -116,7 +116,7 @@ absl::Status CheckEnumSpellings(absl::string_view key,
           absl::StrCat(key, ": spelling '", spellings[i], "' listed twice"));
     }
     // An old spelling names a value that has its current one.
-    if (deprecated[i] ? seen_values.count(values[i]) == 0
+    if (deprecated[i] ? !seen_values.contains(values[i])
                       : !seen_values.insert(values[i]).second) {
       return absl::FailedPreconditionError(
           absl::StrCat(key, ": value of '", spellings[i],

@@ -179,14 +179,14 @@ TEST(EnumOptionTest, AnOldSpellingParsesButIsNeverOfferedOrPrinted) {
       {"fail-job", OrderingMode::kNone},
       {"route", OrderingMode::kPerKey},
       {"fail-pipeline", OrderingMode::kNone, /*deprecated=*/true}};
-  constexpr EnumOption option("handling", kWithOld);
-  ASSERT_TRUE(option.CheckSpellings().ok());
-  auto parsed = option.Parse("FAIL-PIPELINE");
+  constexpr EnumOption kOption("handling", kWithOld);
+  ASSERT_TRUE(kOption.CheckSpellings().ok());
+  auto parsed = kOption.Parse("FAIL-PIPELINE");
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(*parsed, OrderingMode::kNone);
-  EXPECT_EQ(option.Name(OrderingMode::kNone), "fail-job");
-  EXPECT_THAT(option.Spellings(), ElementsAre("fail-job", "route"));
-  EXPECT_THAT(option.Parse("nope").status().message(),
+  EXPECT_EQ(kOption.Name(OrderingMode::kNone), "fail-job");
+  EXPECT_THAT(kOption.Spellings(), ElementsAre("fail-job", "route"));
+  EXPECT_THAT(kOption.Parse("nope").status().message(),
               HasSubstr("accepted values: fail-job, route"));
   // An old spelling must follow the current spelling of its value.
   static constexpr EnumSpelling<OrderingMode> kOrphan[] = {

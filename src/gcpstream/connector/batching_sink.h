@@ -29,7 +29,7 @@ using Serializer = std::function<absl::StatusOr<std::optional<Out>>(
 // For a sink whose records all go to one destination given in its options
 // (Spanner: each mutation names its table in the one database).
 struct NoDestination {
-  std::string ResourceName() const { return {}; }
+  static std::string ResourceName() { return {}; }
 };
 
 // The step every serializer-convention sink takes per record: serialize,

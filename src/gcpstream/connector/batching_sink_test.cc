@@ -39,7 +39,7 @@ struct FakeEngine {
     calls.push_back(absl::StrCat("routed ", table.name, " ", status.message()));
     return absl::OkStatus();
   }
-  absl::Status Write(std::string row, const Table& table,
+  absl::Status Write(const std::string& row, const Table& table,
                      const WriterContext&) {
     calls.push_back(absl::StrCat("write ", table.name, " ", row));
     return absl::OkStatus();

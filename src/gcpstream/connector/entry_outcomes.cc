@@ -39,8 +39,9 @@ EntryOutcomes::Sorted EntryOutcomes::Sort(
         sorted.retry_status = status;
         break;
       case StatusClass::kFatal:
-        if (!sorted.fatal_entry.has_value())
+        if (!sorted.fatal_entry.has_value()) {
           sorted.fatal_entry.emplace(i, status);
+        }
         break;
     }
   }

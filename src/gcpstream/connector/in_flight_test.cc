@@ -33,7 +33,7 @@ class InFlightTest : public ::testing::Test {
                     .ok());
   }
 
-  InFlightOptions Options() const {
+  static InFlightOptions Options() {
     return InFlightOptions{.max_records = 2,
                            .max_bytes = 100,
                            .progress_timeout = absl::Minutes(1),

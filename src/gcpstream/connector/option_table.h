@@ -103,7 +103,7 @@ class OptionTable {
   // struct such as the retry options).
   template <typename Inner>
   OptionTable& Include(const OptionTable<Inner>& other,
-                       std::function<Inner&(O&)> member) {
+                       const std::function<Inner&(O&)>& member) {
     for (const OptionField<Inner>& field : other.fields()) {
       fields_.push_back(OptionField<O>{
           field.key, field.aliases, field.default_text, field.example,
@@ -136,8 +136,9 @@ OptionField<O> IntOption(std::string key,
                          std::vector<std::string> aliases = {}) {
   return {std::move(key), std::move(aliases), std::move(default_text),
           std::move(example),
-          [member, min, max](OptionSource& source, absl::string_view written,
-                             O& options) -> absl::Status {
+          [member = std::move(member), min, max](OptionSource& source,
+                                                 absl::string_view written,
+                                                 O& options) -> absl::Status {
             absl::StatusOr<std::optional<int64_t>> value =
                 source.Int(written, min, max);
             if (!value.ok()) return value.status();
@@ -155,8 +156,9 @@ OptionField<O> ScalarOption(
     std::vector<std::string> aliases = {}) {
   return {std::move(key), std::move(aliases), std::move(default_text),
           std::move(example),
-          [member, get](OptionSource& source, absl::string_view written,
-                        O& options) -> absl::Status {
+          [member = std::move(member), get](OptionSource& source,
+                                            absl::string_view written,
+                                            O& options) -> absl::Status {
             absl::StatusOr<std::optional<T>> value = (source.*get)(written);
             if (!value.ok()) return value.status();
             if (value->has_value()) member(options) = **value;
@@ -220,8 +222,9 @@ OptionField<O> EnumField(const EnumOption<E>& option,
                          std::vector<std::string> aliases = {}) {
   return {std::string(option.key()), std::move(aliases),
           std::move(default_text), std::move(example),
-          [option, member](OptionSource& source, absl::string_view written,
-                           O& options) -> absl::Status {
+          [option, member = std::move(member)](OptionSource& source,
+                                               absl::string_view written,
+                                               O& options) -> absl::Status {
             absl::StatusOr<std::optional<std::string>> text =
                 source.String(written);
             if (!text.ok()) return text.status();

@@ -21,7 +21,7 @@ bool MayHaveBeenApplied(const absl::Status& status) {
   }
 }
 
-absl::Status Reworded(const absl::Status& status, std::string message) {
+absl::Status Reworded(const absl::Status& status, absl::string_view message) {
   absl::Status out(status.code(), message);
   status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
     out.SetPayload(url, payload);

@@ -32,7 +32,7 @@ bool MayHaveBeenApplied(const absl::Status& status);
 
 // `status`'s code and payloads (the retries-exhausted mark among them)
 // with `message` instead of its own.
-absl::Status Reworded(const absl::Status& status, std::string message);
+absl::Status Reworded(const absl::Status& status, absl::string_view message);
 
 // The retry state of one request through its attempts: the policy of
 // RetryState (attempts, total timeout, backoff) plus idempotency. A

@@ -17,6 +17,7 @@
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/status_class.h"
 #include "gcpstream/base/writer_context.h"
+#include "gcpstream/connector/metric_set.h"
 #include "gcpstream/runtime/sink.h"
 
 namespace gcpstream::connector {
@@ -50,6 +51,8 @@ class WriterCoreBase {
 
   // Where connector-specific metrics register.
   MetricsRegistry& registry() { return *registry_; }
+  // Registers the connector's own metrics under the writer's labels.
+  MetricSet ConnectorMetrics() { return MetricSet(*registry_, labels_); }
   const MetricLabels& labels() const { return labels_; }
   SinkMetrics& metrics() { return metrics_; }
   RejectionConfirmation& rejection() { return *rejection_; }

@@ -200,6 +200,21 @@ TEST_F(WriterCoreTest, TheRejectionGuardUsesTheConnectorsLimit) {
   EXPECT_THAT(second.status.message(), HasSubstr("my-sink"));
 }
 
+TEST_F(WriterCoreTest, ConnectorMetricsRegisterUnderTheWritersLabels) {
+  ASSERT_TRUE(Open(&registry_).ok());
+  MetricSet set = core_.ConnectorMetrics();
+  set.AddCounter("batches_sent", "Requests sent.")->Increment(3);
+  set.AddGauge("buffered", "Open batch.")->Set(7);
+  EXPECT_TRUE(set.status().ok());
+  EXPECT_EQ(Metric("batches_sent"), "3");
+  EXPECT_EQ(Metric("buffered"), "7");
+  // A name taken by another type: a usable private metric, and an error.
+  std::shared_ptr<Gauge> clash = set.AddGauge("records_in", "Clash.");
+  ASSERT_NE(clash, nullptr);
+  clash->Set(1);
+  EXPECT_EQ(set.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(WriterCoreTest, CloseClosesTheHandlerOnce) {
   ASSERT_TRUE(Open(&registry_).ok());
   core_.Close();

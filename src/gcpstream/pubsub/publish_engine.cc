@@ -7,6 +7,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "gcpstream/connector/request_metadata.h"
 #include "gcpstream/pubsub/pubsub_message.h"
 #include "spdlog/spdlog.h"
 
@@ -110,50 +111,40 @@ absl::Status PublishEngine::Init(const runtime::SinkWriterContext& context,
 }
 
 absl::Status PublishEngine::RegisterMetrics() {
-  MetricsRegistry& registry = core_.registry();
-  const MetricLabels& labels = core_.labels();
-  auto gauge = [&](const char* name, const char* help) {
-    return registry.GetGauge(name, help, labels);
+  connector::MetricSet set = core_.ConnectorMetrics();
+  in_flight_->MirrorRecordsTo(
+      set.AddGauge("in_flight_messages",
+                   "Messages written and not yet acknowledged or routed."));
+  pubsub_metrics_ = Metrics{
+      .parked_messages = set.AddGauge(
+          "parked_messages", "Messages waiting for their topic to be created."),
+      .publishers_evicted =
+          set.AddCounter("publishers_evicted",
+                         "Topic publishers released, idle or for capacity."),
+      // Finer than the default duration buckets: a healthy publish takes
+      // milliseconds.
+      .publish_latency = set.AddHistogram(
+          "publish_latency_seconds",
+          "Seconds from sending a Publish request to its answer, per attempt.",
+          {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2,
+           5, 10, 30, 60}),
   };
-  auto counter = [&](const char* name, const char* help) {
-    return registry.GetCounter(name, help, labels);
-  };
-  auto in_flight =
-      gauge("in_flight_messages",
-            "Messages written and not yet acknowledged or routed.");
-  auto parked = gauge("parked_messages",
-                      "Messages waiting for their topic to be created.");
-  auto created = counter("topics_created", "Topics this sink created.");
-  auto evicted = counter("publishers_evicted",
-                         "Topic publishers released, idle or for capacity.");
-  auto active = gauge("publishers_active", "Topics with an open publisher.");
-  auto opened = counter("publishers_created", "Topic publishers opened.");
-  auto evicted_idle =
-      counter("publishers_evicted_idle",
-              "Publishers released after destination-idle-timeout unused.");
-  auto evicted_capacity = counter(
-      "publishers_evicted_capacity",
-      "Least-recently-used publishers released for max-active-publishers.");
-  // Finer than the default duration buckets: a healthy publish takes
-  // milliseconds.
-  auto latency = registry.GetHistogram(
-      "publish_latency_seconds",
-      "Seconds from sending a Publish request to its answer, per attempt.",
-      labels,
-      {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
-       10, 30, 60});
-  for (const absl::Status& status :
-       {in_flight.status(), parked.status(), created.status(), evicted.status(),
-        active.status(), opened.status(), evicted_idle.status(),
-        evicted_capacity.status(), latency.status()}) {
-    if (!status.ok()) return status;
-  }
-  pubsub_metrics_ = Metrics{.parked_messages = *parked,
-                            .publishers_evicted = *evicted,
-                            .publish_latency = *latency};
-  in_flight_->MirrorRecordsTo(*in_flight);
+  publishers_.SetMetrics(std::make_shared<
+                         DestinationMetrics>(DestinationMetrics{
+      .active =
+          set.AddGauge("publishers_active", "Topics with an open publisher."),
+      .created =
+          set.AddCounter("publishers_created", "Topic publishers opened."),
+      .evicted_idle = set.AddCounter(
+          "publishers_evicted_idle",
+          "Publishers released after destination-idle-timeout unused."),
+      .evicted_capacity = set.AddCounter(
+          "publishers_evicted_capacity",
+          "Least-recently-used publishers released for max-active-publishers."),
+  }));
   creator_.emplace(
-      options_, clock_, *stub_, *timer_, completions_, *created,
+      options_, clock_, *stub_, *timer_, completions_,
+      set.AddCounter("topics_created", "Topics this sink created."),
       TopicCreator::Callbacks{
           // A failed writer acts on no answer.
           .find = [this](const TopicDestination& topic) -> TopicPublisher* {
@@ -164,12 +155,7 @@ absl::Status PublishEngine::RegisterMetrics() {
           .on_failed =
               [this](const absl::Status& status) { core_.Fail(status); },
           .on_answer = [this] { in_flight_->OnProgress(); }});
-  publishers_.SetMetrics(std::make_shared<DestinationMetrics>(
-      DestinationMetrics{.active = *active,
-                         .created = *opened,
-                         .evicted_idle = *evicted_idle,
-                         .evicted_capacity = *evicted_capacity}));
-  return absl::OkStatus();
+  return set.status();
 }
 
 absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
@@ -275,8 +261,7 @@ void PublishEngine::StartAttempt(Call& call, TopicPublisher& publisher) {
   call.context = std::make_unique<grpc::ClientContext>();
   call.context->set_deadline(
       absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
-  call.context->AddMetadata("x-goog-request-params",
-                            absl::StrCat("topic=", publisher.topic_name()));
+  connector::AddRoutingParam(*call.context, "topic", publisher.topic_name());
   call.response.Clear();
   core_.metrics().requests->Increment();
   stub_->async()->Publish(

@@ -13,6 +13,7 @@
 #include "gcpstream/base/dead_letter.h"
 #include "gcpstream/base/options.h"
 #include "gcpstream/connector/grpc_status.h"
+#include "gcpstream/connector/request_metadata.h"
 #include "gcpstream/pubsub/pubsub_message.h"
 
 namespace gcpstream::pubsub {
@@ -337,8 +338,7 @@ void PubSubDeadLetterQueue::StartAttempt(Call& call) {
   call.context->set_deadline(
       absl::ToChronoTime(absl::Now() + std::clamp(budget, absl::Milliseconds(1),
                                                   kAttemptTimeout)));
-  call.context->AddMetadata("x-goog-request-params",
-                            absl::StrCat("topic=", topic_name_));
+  connector::AddRoutingParam(*call.context, "topic", topic_name_);
   call.response.Clear();
   tracker_->Begin();
   // The callback runs on a gRPC thread: it only posts the result to the

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gcpstream/connector/grpc_status.h"
+#include "gcpstream/connector/request_metadata.h"
 #include "spdlog/spdlog.h"
 
 namespace gcpstream::spanner {
@@ -95,11 +96,19 @@ SpannerConnection::SpannerConnection(ConstructorKey, SpannerSinkOptions options,
 
 SpannerConnection::~SpannerConnection() { Close(); }
 
+void SpannerConnection::Route(grpc::ClientContext& context,
+                              const Routing& routing) const {
+  connector::AddRoutingParam(context, routing.field, routing.value);
+  connector::AddResourcePrefix(context, options_.database.ResourceName());
+  if (routing.to_leader) connector::AddRouteToLeader(context);
+}
+
 template <typename Start>
-absl::Status SpannerConnection::Await(Start start) {
+absl::Status SpannerConnection::Await(const Routing& routing, Start start) {
   auto pending = std::make_shared<Pending>();
   pending->context.set_deadline(
       absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
+  Route(pending->context, routing);
   tracker_->Begin();
   start(&pending->context, [pending, executor = executor_, tracker = tracker_](
                                const grpc::Status& status) mutable {
@@ -122,9 +131,12 @@ absl::Status SpannerConnection::CreateSession() {
   request.mutable_session()->mutable_labels()->insert(
       {"gcpstream-sink", "true"});
   google::spanner::v1::Session session;
-  absl::Status status = Await([&](grpc::ClientContext* context, auto done) {
-    stub_->async()->CreateSession(context, &request, &session, std::move(done));
-  });
+  absl::Status status =
+      Await({"database", request.database()},
+            [&](grpc::ClientContext* context, auto done) {
+              stub_->async()->CreateSession(context, &request, &session,
+                                            std::move(done));
+            });
   if (!status.ok()) {
     return absl::Status(
         status.code(),
@@ -167,9 +179,10 @@ SpannerConnection::Query(const std::string& sql) {
     query.set_session(session_);
     query.set_sql(sql);
     result.Clear();
-    return Await([&](grpc::ClientContext* context, auto done) {
-      stub_->async()->ExecuteSql(context, &query, &result, std::move(done));
-    });
+    return Await(
+        {"session", session_}, [&](grpc::ClientContext* context, auto done) {
+          stub_->async()->ExecuteSql(context, &query, &result, std::move(done));
+        });
   });
   if (!status.ok()) {
     return absl::Status(
@@ -205,9 +218,10 @@ absl::StatusOr<SchemaCatalog> SpannerConnection::LoadSchema() {
   google::spanner::admin::database::v1::GetDatabaseRequest get;
   get.set_name(options_.database.ResourceName());
   google::spanner::admin::database::v1::Database database;
-  absl::Status got = Await([&](grpc::ClientContext* context, auto done) {
-    admin_->async()->GetDatabase(context, &get, &database, std::move(done));
-  });
+  absl::Status got =
+      Await({"name", get.name()}, [&](grpc::ClientContext* context, auto done) {
+        admin_->async()->GetDatabase(context, &get, &database, std::move(done));
+      });
   if (!got.ok()) {
     return absl::Status(
         got.code(),
@@ -242,6 +256,7 @@ SpannerConnection::BatchWriteResult SpannerConnection::BatchWrite(
               [result, outcome = FromGrpc(status)] { *result = outcome; });
           tracker->End();
         });
+    Route(reactor->context(), {"session", session_, /*to_leader=*/true});
     reactor->Start(*stub_, absl::Now() + options_.rpc_timeout);
     if (!executor_.YieldUntil([&] { return result->has_value(); })) {
       reactor->context().TryCancel();
@@ -261,9 +276,11 @@ absl::Status SpannerConnection::Commit(CommitRequest& request) {
   return WithSession([&] {
     request.set_session(session_);
     google::spanner::v1::CommitResponse response;
-    return Await([&](grpc::ClientContext* context, auto done) {
-      stub_->async()->Commit(context, &request, &response, std::move(done));
-    });
+    return Await({"session", session_, /*to_leader=*/true},
+                 [&](grpc::ClientContext* context, auto done) {
+                   stub_->async()->Commit(context, &request, &response,
+                                          std::move(done));
+                 });
   });
 }
 
@@ -275,6 +292,7 @@ void SpannerConnection::Close() {
     // its own after an hour idle.
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+    Route(context, {"name", session_});
     google::spanner::v1::DeleteSessionRequest request;
     request.set_name(session_);
     google::protobuf::Empty empty;

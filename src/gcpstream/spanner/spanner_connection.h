@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/connector/callback_tracker.h"
 #include "gcpstream/runtime/mailbox.h"
@@ -78,8 +79,16 @@ class SpannerConnection {
   auto WithSession(Attempt attempt) -> decltype(attempt());
   // Starts a call through `start(context, done)` and serves the mailbox
   // until `done` was called.
+  // The routing metadata of one call: its request's resource field, and
+  // whether it writes (routed to the leader region).
+  struct Routing {
+    absl::string_view field;
+    absl::string_view value;
+    bool to_leader = false;
+  };
+  void Route(grpc::ClientContext& context, const Routing& routing) const;
   template <typename Start>
-  absl::Status Await(Start start);
+  absl::Status Await(const Routing& routing, Start start);
 
   const SpannerSinkOptions options_;
   runtime::MailboxExecutor executor_;

@@ -246,6 +246,49 @@ TEST_F(SpannerSinkTest, BatchWriteDecidesEachGroupAndResendsOnlyUndecided) {
   (*writer)->Close();
 }
 
+// The routing metadata Google's clients send: the request's resource, the
+// database as the resource prefix, and writes routed to the leader.
+TEST_F(SpannerSinkTest, RequestsCarryTheRoutingHeadersOfGooglesClients) {
+  BatchWriteResponse all_ok = GroupStatus({0}, 0);
+  server_->SetDefault(kBatchWrite, Always(RespondStream({&all_ok})));
+  SpannerSinkOptions options = Options();
+  auto writer = Writer(options);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_TRUE(Write(**writer, {1, 10}).ok());
+  ASSERT_TRUE((*writer)->Flush(false).ok());
+  options.write_method = WriteMethod::kCommit;
+  auto committing = Writer(options);
+  ASSERT_TRUE(committing.ok()) << committing.status();
+  ASSERT_TRUE(Write(**committing, {2, 20}).ok());
+  ASSERT_TRUE((*committing)->Flush(false).ok());
+  auto header = [](const ::gcpstream::testing::RecordedRequest& request,
+                   const std::string& key) {
+    auto it = request.metadata.find(key);
+    return it == request.metadata.end() ? std::string("<none>") : it->second;
+  };
+  const std::string session =
+      "session=projects%2Fp%2Finstances%2Fi%2Fdatabases%2Fd%2Fsessions%2Fs1";
+  for (const char* method : {kBatchWrite, kCommit}) {
+    auto requests = server_->Requests(method);
+    ASSERT_FALSE(requests.empty()) << method;
+    EXPECT_EQ(header(requests[0], "x-goog-request-params"), session) << method;
+    EXPECT_EQ(header(requests[0], "google-cloud-resource-prefix"),
+              "projects/p/instances/i/databases/d")
+        << method;
+    EXPECT_EQ(header(requests[0], "x-goog-spanner-route-to-leader"), "true")
+        << method;
+  }
+  auto created = server_->Requests(kCreateSession);
+  ASSERT_FALSE(created.empty());
+  EXPECT_EQ(header(created[0], "x-goog-request-params"),
+            "database=projects%2Fp%2Finstances%2Fi%2Fdatabases%2Fd");
+  auto queried = server_->Requests(kExecuteSql);
+  ASSERT_FALSE(queried.empty());
+  EXPECT_EQ(header(queried[0], "x-goog-request-params"), session);
+  EXPECT_EQ(header(queried[0], "x-goog-spanner-route-to-leader"), "<none>")
+      << "a read-only query is served by any replica";
+}
+
 TEST_F(SpannerSinkTest, ConstraintViolationFollowsThePolicy) {
   BatchWriteResponse refused = GroupStatus({0}, 11, "Check constraint");
   BatchWriteResponse ok = GroupStatus({1}, 0);

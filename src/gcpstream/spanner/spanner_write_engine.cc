@@ -4,9 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "gcpstream/connector/entry_outcomes.h"
+#include "gcpstream/spanner/mutation_requests.h"
 #include "gcpstream/spanner/spanner_classification.h"
-#include "google/protobuf/util/time_util.h"
-#include "spdlog/spdlog.h"
 
 namespace gcpstream::spanner {
 namespace {
@@ -14,21 +13,6 @@ namespace {
 using ::gcpstream::connector::AttemptResult;
 using ::gcpstream::connector::Idempotency;
 using ::gcpstream::connector::Retry;
-using ::google::spanner::v1::BatchWriteRequest;
-using ::google::spanner::v1::CommitRequest;
-using ::google::spanner::v1::RequestOptions;
-
-RequestOptions::Priority ToProto(RpcPriority priority) {
-  switch (priority) {
-    case RpcPriority::kLow:
-      return RequestOptions::PRIORITY_LOW;
-    case RpcPriority::kMedium:
-      return RequestOptions::PRIORITY_MEDIUM;
-    case RpcPriority::kHigh:
-      return RequestOptions::PRIORITY_HIGH;
-  }
-  return RequestOptions::PRIORITY_UNSPECIFIED;
-}
 
 // Every mutation the sink writes may be sent again: insert-or-update,
 // replace, update and delete are idempotent, and a resent insert that had
@@ -97,36 +81,24 @@ absl::Status SpannerWriteEngine::Init(const runtime::SinkWriterContext& context,
 }
 
 absl::Status SpannerWriteEngine::RegisterMetrics() {
-  MetricsRegistry& registry = core_.registry();
-  const MetricLabels& labels = core_.labels();
-  auto retried = registry.GetCounter(
-      "mutations_retried", "Mutations resent after a transient refusal.",
-      labels);
-  auto sent = registry.GetCounter(
-      "batches_sent", "BatchWrite or Commit requests sent.", labels);
-  auto fallbacks = registry.GetCounter(
-      "write_method_fallbacks",
-      "Switches from batch-write to commit because BatchWrite is "
-      "unimplemented.",
-      labels);
-  auto mutations = registry.GetGauge("buffered_mutations",
-                                     "Mutations in the open batch.", labels);
-  auto cells =
-      registry.GetGauge("buffered_cells", "Cells in the open batch.", labels);
-  auto bytes =
-      registry.GetGauge("buffered_bytes", "Bytes in the open batch.", labels);
-  for (const absl::Status& status :
-       {retried.status(), sent.status(), fallbacks.status(), mutations.status(),
-        cells.status(), bytes.status()}) {
-    if (!status.ok()) return status;
-  }
-  spanner_metrics_ = Metrics{.mutations_retried = *retried,
-                             .batches_sent = *sent,
-                             .write_method_fallbacks = *fallbacks,
-                             .buffered_mutations = *mutations,
-                             .buffered_cells = *cells,
-                             .buffered_bytes = *bytes};
-  return absl::OkStatus();
+  connector::MetricSet set = core_.ConnectorMetrics();
+  spanner_metrics_ = Metrics{
+      .mutations_retried = set.AddCounter(
+          "mutations_retried", "Mutations resent after a transient refusal."),
+      .batches_sent =
+          set.AddCounter("batches_sent", "BatchWrite or Commit requests sent."),
+      .write_method_fallbacks = set.AddCounter(
+          "write_method_fallbacks",
+          "Switches from batch-write to commit because BatchWrite "
+          "is unimplemented."),
+      .buffered_mutations =
+          set.AddGauge("buffered_mutations", "Mutations in the open batch."),
+      .buffered_cells =
+          set.AddGauge("buffered_cells", "Cells in the open batch."),
+      .buffered_bytes =
+          set.AddGauge("buffered_bytes", "Bytes in the open batch."),
+  };
+  return set.status();
 }
 
 connector::RetryContext SpannerWriteEngine::RetryContext() const {
@@ -199,37 +171,14 @@ absl::Status SpannerWriteEngine::SendViaBatchWrite(Batch batch) {
 
 AttemptResult SpannerWriteEngine::BatchWriteOnce(Batch& undecided, int attempts,
                                                  bool& fell_back) {
-  BatchWriteRequest request;
-  if (options_.rpc_priority.has_value()) {
-    request.mutable_request_options()->set_priority(
-        ToProto(*options_.rpc_priority));
-  }
-  // Mutations move into the request and back: no copy per send.
-  for (PendingMutation* pending : undecided) {
-    request.add_mutation_groups()->add_mutations()->Swap(
-        &pending->encoded.proto);
-  }
   core_.metrics().requests->Increment();
   spanner_metrics_.batches_sent->Increment();
-  SpannerConnection::BatchWriteResult result = connection_->BatchWrite(request);
-  for (size_t i = 0; i < undecided.size(); ++i) {
-    undecided[i]->encoded.proto.Swap(
-        request.mutable_mutation_groups(static_cast<int>(i))
-            ->mutable_mutations(0));
-  }
+  SpannerConnection::BatchWriteResult result = connection_->BatchWrite(
+      BatchWriteRequestFor(options_, undecided).request());
   if (!result.status.ok()) core_.CountError(result.status);
   if (result.status.code() == absl::StatusCode::kUnimplemented &&
       result.responses.empty()) {
-    spdlog::warn(
-        "{}: the service answered BatchWrite with UNIMPLEMENTED{}; "
-        "writing with Commit from now on. Set option '{}' to '{}' to "
-        "avoid this fallback.",
-        options_.name,
-        result.status.message().empty()
-            ? std::string()
-            : absl::StrCat(" (", result.status.message(), ")"),
-        std::string(kWriteMethodOption.key()),
-        std::string(kWriteMethodOption.Name(WriteMethod::kCommit)));
+    WarnBatchWriteFallback(options_, result.status);
     spanner_metrics_.write_method_fallbacks->Increment();
     method_ = WriteMethod::kCommit;
     fell_back = true;
@@ -273,27 +222,10 @@ AttemptResult SpannerWriteEngine::BatchWriteOnce(Batch& undecided, int attempts,
 }
 
 absl::Status SpannerWriteEngine::Commit(const Batch& batch) {
-  CommitRequest request;
-  request.mutable_single_use_transaction()->mutable_read_write();
-  if (options_.max_commit_delay.has_value()) {
-    *request.mutable_max_commit_delay() =
-        google::protobuf::util::TimeUtil::NanosecondsToDuration(
-            absl::ToInt64Nanoseconds(*options_.max_commit_delay));
-  }
-  if (options_.rpc_priority.has_value()) {
-    request.mutable_request_options()->set_priority(
-        ToProto(*options_.rpc_priority));
-  }
-  for (PendingMutation* pending : batch) {
-    request.add_mutations()->Swap(&pending->encoded.proto);
-  }
   core_.metrics().requests->Increment();
   spanner_metrics_.batches_sent->Increment();
-  absl::Status status = connection_->Commit(request);
-  for (size_t i = 0; i < batch.size(); ++i) {
-    batch[i]->encoded.proto.Swap(
-        request.mutable_mutations(static_cast<int>(i)));
-  }
+  absl::Status status =
+      connection_->Commit(CommitRequestFor(options_, batch).request());
   if (!status.ok()) core_.CountError(status);
   return status;
 }

@@ -1,0 +1,88 @@
+#include "gcpstream/spanner/mutation_requests.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
+#include "spdlog/spdlog.h"
+
+namespace gcpstream::spanner {
+namespace {
+
+using ::google::spanner::v1::RequestOptions;
+
+RequestOptions::Priority ToProto(RpcPriority priority) {
+  switch (priority) {
+    case RpcPriority::kLow:
+      return RequestOptions::PRIORITY_LOW;
+    case RpcPriority::kMedium:
+      return RequestOptions::PRIORITY_MEDIUM;
+    case RpcPriority::kHigh:
+      return RequestOptions::PRIORITY_HIGH;
+  }
+  return RequestOptions::PRIORITY_UNSPECIFIED;
+}
+
+void SetPriority(const SpannerSinkOptions& options, RequestOptions& request) {
+  if (options.rpc_priority.has_value()) {
+    request.set_priority(ToProto(*options.rpc_priority));
+  }
+}
+
+}  // namespace
+
+BatchWriteRequestFor::BatchWriteRequestFor(
+    const SpannerSinkOptions& options,
+    const std::vector<PendingMutation*>& batch)
+    : batch_(batch) {
+  SetPriority(options, *request_.mutable_request_options());
+  for (PendingMutation* pending : batch_) {
+    request_.add_mutation_groups()->add_mutations()->Swap(
+        &pending->encoded.proto);
+  }
+}
+
+BatchWriteRequestFor::~BatchWriteRequestFor() {
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    batch_[i]->encoded.proto.Swap(
+        request_.mutable_mutation_groups(static_cast<int>(i))
+            ->mutable_mutations(0));
+  }
+}
+
+CommitRequestFor::CommitRequestFor(const SpannerSinkOptions& options,
+                                   const std::vector<PendingMutation*>& batch)
+    : batch_(batch) {
+  request_.mutable_single_use_transaction()->mutable_read_write();
+  if (options.max_commit_delay.has_value()) {
+    *request_.mutable_max_commit_delay() =
+        google::protobuf::util::TimeUtil::NanosecondsToDuration(
+            absl::ToInt64Nanoseconds(*options.max_commit_delay));
+  }
+  SetPriority(options, *request_.mutable_request_options());
+  for (PendingMutation* pending : batch_) {
+    request_.add_mutations()->Swap(&pending->encoded.proto);
+  }
+}
+
+CommitRequestFor::~CommitRequestFor() {
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    batch_[i]->encoded.proto.Swap(
+        request_.mutable_mutations(static_cast<int>(i)));
+  }
+}
+
+void WarnBatchWriteFallback(const SpannerSinkOptions& options,
+                            const absl::Status& status) {
+  spdlog::warn(
+      "{}: the service answered BatchWrite with UNIMPLEMENTED{}; writing "
+      "with Commit from now on. Set option '{}' to '{}' to avoid this "
+      "fallback.",
+      options.name,
+      status.message().empty() ? std::string()
+                               : absl::StrCat(" (", status.message(), ")"),
+      std::string(kWriteMethodOption.key()),
+      std::string(kWriteMethodOption.Name(WriteMethod::kCommit)));
+}
+
+}  // namespace gcpstream::spanner
