@@ -4,22 +4,19 @@
 #include <limits>
 #include <utility>
 
-#include <grpcpp/alarm.h>
 #include <grpcpp/client_context.h>
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
-#include "gcpstream/base/backoff_policy.h"
 #include "gcpstream/base/dead_letter.h"
 #include "gcpstream/base/options.h"
-#include "gcpstream/connector/grpc_status.h"
 #include "gcpstream/connector/request_metadata.h"
+#include "gcpstream/connector/retry.h"
+#include "gcpstream/connector/task_wait.h"
 #include "gcpstream/pubsub/pubsub_message.h"
 
 namespace gcpstream::pubsub {
 namespace {
-
-using ::gcpstream::connector::FromGrpc;
 
 using ::google::pubsub::v1::PublishRequest;
 using ::google::pubsub::v1::PublishResponse;
@@ -35,19 +32,19 @@ constexpr absl::Duration kAttemptTimeout = absl::Seconds(60);
 // One PublishRequest through all its attempts. Owned by the queue and only
 // touched on the task thread; gRPC uses `context`, `request` and `response`
 // between the start of an attempt and its callback, and the queue destroys
-// a Call only after that callback ran (see CallbackTracker).
+// a Call only after that callback ran (see connector::Completions).
 struct PubSubDeadLetterQueue::Call {
   uint64_t id = 0;
   int64_t messages = 0;
   PublishRequest request;
   PublishResponse response;
   std::unique_ptr<grpc::ClientContext> context;
-  std::optional<RetryState> retry;
-  std::unique_ptr<grpc::Alarm> alarm;
+  std::optional<connector::Retry> retry;
+  // Waiting out a backoff.
+  connector::TaskTimer::Id retry_timer = 0;
 };
 
-// The GetTopic call of Open(). The callback keeps only a weak reference, so
-// a result arriving after Open() stopped waiting is dropped.
+// The GetTopic call of Open(); its callback shares it.
 struct PubSubDeadLetterQueue::TopicCheck {
   grpc::ClientContext context;
   google::pubsub::v1::GetTopicRequest request;
@@ -134,15 +131,14 @@ PubSubDeadLetterQueue::PubSubDeadLetterQueue(
     ConstructorKey, PubSubDeadLetterQueueOptions options,
     runtime::MailboxExecutor executor, std::shared_ptr<grpc::Channel> channel)
     : options_(std::move(options)),
-      clock_(options_.clock != nullptr ? *options_.clock
-                                       : RealClock::Instance()),
       executor_(executor),
+      timer_(connector::MakeTimer(options_.make_timer, executor_)),
+      clock_(options_.clock != nullptr ? *options_.clock : timer_->clock()),
       channel_(std::move(channel)),
       stub_(google::pubsub::v1::Publisher::NewStub(channel_)),
       topic_name_(absl::StrCat("projects/", options_.project, "/topics/",
                                options_.topic)),
-      tracker_(std::make_shared<connector::CallbackTracker>()),
-      self_(std::make_shared<PubSubDeadLetterQueue*>(this)),
+      completions_(std::make_unique<connector::Completions>(executor_)),
       published_(std::make_shared<Counter>()),
       outstanding_gauge_(std::make_shared<Gauge>()) {}
 
@@ -176,6 +172,7 @@ PubsubMessage PubSubDeadLetterQueue::ToMessage(const FailedElement& failure) {
 
 absl::Status PubSubDeadLetterQueue::Open(const FailureHandlerContext& context) {
   Close();
+  completions_ = std::make_unique<connector::Completions>(executor_);
   failure_ = absl::OkStatus();
   // Without a registry the metrics are private (still counted, for tests
   // and logs), never those of an earlier Open().
@@ -212,25 +209,23 @@ absl::Status PubSubDeadLetterQueue::Open(const FailureHandlerContext& context) {
 absl::Status PubSubDeadLetterQueue::CheckTopicExists() {
   auto check = std::make_shared<TopicCheck>();
   check->request.set_topic(topic_name_);
-  const absl::Time deadline = absl::Now() + options_.flush_timeout;
-  check->context.set_deadline(absl::ToChronoTime(deadline));
-  tracker_->Begin();
+  check->context.set_deadline(
+      absl::ToChronoTime(absl::Now() + options_.flush_timeout));
+  // Counts this call alone, so Open() waits for it and nothing else.
+  auto answered = std::make_shared<connector::CallbackTracker>();
   stub_->async()->GetTopic(
       &check->context, &check->request, &check->response,
-      [weak = std::weak_ptr<TopicCheck>(check), executor = executor_,
-       tracker = tracker_](const grpc::Status& status) mutable {
-        executor.Post([weak, result = FromGrpc(status)] {
-          if (auto alive = weak.lock()) alive->result = result;
-        });
-        tracker->End();
-      });
+      completions_->Wrap(
+          [check](const absl::Status& status) { check->result = status; },
+          answered));
   // A little past the RPC's own deadline, so that its DEADLINE_EXCEEDED
   // normally arrives first.
-  executor_.YieldUntil([&check] { return check->result.has_value(); },
-                       deadline + absl::Seconds(1));
+  connector::WaitOnTask(
+      *timer_, executor_, [&check] { return check->result.has_value(); },
+      timer_->clock().Now() + options_.flush_timeout + absl::Seconds(1));
   // Returns only once gRPC is done with `check` (immediately if it is).
   check->context.TryCancel();
-  tracker_->WaitForNone();
+  answered->WaitForNone();
   if (check->result.has_value() &&
       check->result->code() == absl::StatusCode::kNotFound) {
     return PublishError(*check->result);
@@ -289,19 +284,17 @@ void PubSubDeadLetterQueue::Close() {
 
 absl::Status PubSubDeadLetterQueue::WaitForOutstanding(int64_t limit,
                                                        const char* why) {
-  // YieldUntil measures its deadline on the wall clock, like the mailbox's
-  // own waits.
-  const absl::Time deadline = absl::Now() + options_.flush_timeout;
-  const bool done = executor_.YieldUntil(
+  const connector::WaitResult result = connector::WaitOnTask(
+      *timer_, executor_,
       [this, limit] { return outstanding_ <= limit || !failure_.ok(); },
-      deadline);
+      timer_->clock().Now() + options_.flush_timeout);
   if (!failure_.ok()) return failure_;
-  if (done) return absl::OkStatus();
+  if (result == connector::WaitResult::kDone) return absl::OkStatus();
   const std::string pending =
       absl::StrCat(outstanding_, " dead letters to ", topic_name_,
                    " are not acknowledged yet; they stay pending and the next "
                    "Flush() waits for them again");
-  if (absl::Now() < deadline) {
+  if (result == connector::WaitResult::kCancelled) {
     return absl::CancelledError(absl::StrCat(
         "pubsub dead-letter queue: ", why,
         " stopped waiting because the job was cancelled; ", pending));
@@ -318,8 +311,8 @@ void PubSubDeadLetterQueue::SendBuffered() {
   call->id = next_call_id_++;
   call->messages = batcher_->messages();
   call->request = batcher_->Take();
-  absl::StatusOr<RetryState> retry =
-      RetryState::Create(options_.retry, clock_, DefaultUniformRandom());
+  absl::StatusOr<connector::Retry> retry = connector::Retry::Create(
+      options_.retry, clock_, connector::Idempotency::kIdempotent);
   if (!retry.ok()) {
     // Unreachable: the options were checked in Create(). The messages stay
     // outstanding, so nothing pretends to be published.
@@ -334,25 +327,15 @@ void PubSubDeadLetterQueue::SendBuffered() {
 
 void PubSubDeadLetterQueue::StartAttempt(Call& call) {
   call.context = std::make_unique<grpc::ClientContext>();
-  const absl::Duration budget = call.retry->deadline() - clock_.Now();
   call.context->set_deadline(
-      absl::ToChronoTime(absl::Now() + std::clamp(budget, absl::Milliseconds(1),
-                                                  kAttemptTimeout)));
+      absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
   connector::AddRoutingParam(*call.context, "topic", topic_name_);
   call.response.Clear();
-  tracker_->Begin();
-  // The callback runs on a gRPC thread: it only posts the result to the
-  // task thread, then tells the tracker it is done with the call.
   stub_->async()->Publish(
       call.context.get(), &call.request, &call.response,
-      [self = std::weak_ptr<PubSubDeadLetterQueue*>(self_),
-       executor = executor_, tracker = tracker_,
-       id = call.id](const grpc::Status& status) mutable {
-        executor.Post([self, id, result = FromGrpc(status)] {
-          if (auto queue = self.lock()) (*queue)->OnPublishDone(id, result);
-        });
-        tracker->End();
-      });
+      completions_->Wrap([this, id = call.id](const absl::Status& status) {
+        OnPublishDone(id, status);
+      }));
 }
 
 void PubSubDeadLetterQueue::OnPublishDone(uint64_t id,
@@ -371,17 +354,8 @@ void PubSubDeadLetterQueue::OnPublishDone(uint64_t id,
   RetryDecision decision = call.retry->OnFailure(
       status, kDeadLetterPublishClassification.ClassifyRequest(status));
   if (decision.action == RetryDecision::Action::kRetryAfter && failure_.ok()) {
-    call.alarm = std::make_unique<grpc::Alarm>();
-    tracker_->Begin();
-    call.alarm->Set(
-        absl::ToChronoTime(absl::Now() + decision.delay),
-        [self = std::weak_ptr<PubSubDeadLetterQueue*>(self_),
-         executor = executor_, tracker = tracker_, id](bool fired) mutable {
-          executor.Post([self, id, fired] {
-            if (auto queue = self.lock()) (*queue)->OnRetryDue(id, fired);
-          });
-          tracker->End();
-        });
+    call.retry_timer =
+        timer_->Schedule(decision.delay, [this, id] { OnRetryDue(id); });
     return;
   }
   // The messages stay counted as outstanding: they were not published.
@@ -389,10 +363,10 @@ void PubSubDeadLetterQueue::OnPublishDone(uint64_t id,
   calls_.erase(it);
 }
 
-void PubSubDeadLetterQueue::OnRetryDue(uint64_t id, bool fired) {
+void PubSubDeadLetterQueue::OnRetryDue(uint64_t id) {
   auto it = calls_.find(id);
-  // Not fired: the alarm was cancelled by Close().
-  if (it == calls_.end() || !fired) return;
+  if (it == calls_.end()) return;
+  it->second->retry_timer = 0;
   StartAttempt(*it->second);
 }
 
@@ -420,9 +394,9 @@ absl::Status PubSubDeadLetterQueue::PublishError(
 void PubSubDeadLetterQueue::CancelAll() {
   for (auto& [id, call] : calls_) {
     if (call->context != nullptr) call->context->TryCancel();
-    if (call->alarm != nullptr) call->alarm->Cancel();
   }
-  tracker_->WaitForNone();
+  timer_->CancelAll();
+  completions_->Close();
 }
 
 }  // namespace gcpstream::pubsub

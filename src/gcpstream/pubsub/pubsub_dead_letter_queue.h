@@ -18,8 +18,9 @@
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/base/status_class.h"
-#include "gcpstream/connector/callback_tracker.h"
+#include "gcpstream/connector/completions.h"
 #include "gcpstream/connector/option_table.h"
+#include "gcpstream/connector/task_timer.h"
 #include "gcpstream/pubsub/publish_batcher.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
@@ -76,9 +77,12 @@ struct PubSubDeadLetterQueueOptions {
   RetryOptions retry;
   // Where to connect; by default PUBSUB_EMULATOR_HOST, else production.
   auth::ChannelOptions channel;
-  // Time for batch ages and retry deadlines; null means RealClock. Must
-  // outlive the queue.
+  // Time for batch ages and retry deadlines; null means the timer's clock.
+  // Must outlive the queue.
   const Clock* clock = nullptr;
+  // The queue's timer (retry backoff, flush-timeout); null means real time
+  // (tests pass a ManualTimer).
+  connector::TimerFactory make_timer;
 };
 
 // InvalidArgument naming the option key when an option is unusable.
@@ -99,8 +103,8 @@ PubSubDeadLetterQueueOptionTable();
 // Threading: every method runs on the writer's task thread. Publishes use
 // gRPC's callback API; a completion only posts a mail to `executor`, and the
 // queue's state changes when the task thread runs that mail (at its next
-// yield, e.g. inside Flush()). Retry backoff waits on a gRPC alarm whose
-// callback also only posts a mail. So the task thread never blocks on the
+// yield, e.g. inside Flush()). Retry backoff and the flush-timeout are mails
+// of the queue's task timer. So the task thread never blocks on the
 // network except where it must wait: Flush(), and Offer() above
 // max-in-flight-messages.
 //
@@ -170,25 +174,23 @@ class PubSubDeadLetterQueue final : public DeadLetterQueue {
   void SendBuffered();
   void StartAttempt(Call& call);
   void OnPublishDone(uint64_t id, const absl::Status& status);
-  void OnRetryDue(uint64_t id, bool fired);
+  void OnRetryDue(uint64_t id);
   // Waits until at most `limit` failures are outstanding or a publish
   // failed; `why` names what waited, for the timeout error.
   absl::Status WaitForOutstanding(int64_t limit, const char* why);
   absl::Status PublishError(const absl::Status& status) const;
-  // Cancels every call and alarm and waits for their callbacks.
+  // Cancels every call and timer mail and waits for their callbacks.
   void CancelAll();
 
   const PubSubDeadLetterQueueOptions options_;
-  const Clock& clock_;
   runtime::MailboxExecutor executor_;
+  std::unique_ptr<connector::TaskTimer> timer_;
+  const Clock& clock_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<google::pubsub::v1::Publisher::Stub> stub_;
   const std::string topic_name_;
-  // Counts gRPC callbacks not yet run; shared with them.
-  std::shared_ptr<connector::CallbackTracker> tracker_;
-  // Mails hold a weak reference: one that runs after the queue is gone
-  // does nothing.
-  std::shared_ptr<PubSubDeadLetterQueue*> self_;
+  // The RPC callbacks of the current Open(); a new one after each Close().
+  std::unique_ptr<connector::Completions> completions_;
 
   bool open_ = false;
   std::optional<PublishBatcher> batcher_;
