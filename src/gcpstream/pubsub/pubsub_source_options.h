@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "gcpstream/auth/channel_factory.h"
+#include "gcpstream/base/clock.h"
 #include "gcpstream/base/options.h"
 #include "gcpstream/base/retry_policy.h"
 
@@ -118,6 +119,9 @@ struct PubSubSourceOptions {
                   .multiplier = 2.0},
   };
   auth::ChannelOptions channel;
+  // Reconnect times, lease ages and the first-checkpoint timeout; null
+  // means RealClock. Must outlive the source.
+  const Clock* clock = nullptr;
 };
 
 absl::Status CheckPubSubSourceOptions(const PubSubSourceOptions& options);

@@ -9,7 +9,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "gcpstream/auth/channel_factory.h"
-#include "gcpstream/base/backoff_policy.h"
 #include "gcpstream/connector/grpc_status.h"
 #include "google/protobuf/util/time_util.h"
 #include "spdlog/spdlog.h"
@@ -162,13 +161,15 @@ PullReader::PullReader(ConstructorKey, PubSubSourceOptions options,
                        std::vector<SubscriptionSpec> subscriptions,
                        std::shared_ptr<grpc::Channel> channel)
     : options_(std::move(options)),
+      clock_(options_.clock != nullptr ? *options_.clock
+                                       : RealClock::Instance()),
       executor_(context.mailbox),
       checkpoint_interval_(context.checkpoint_interval),
       channel_(std::move(channel)),
       stub_(google::pubsub::v1::Subscriber::NewStub(channel_)),
       tracker_(std::make_shared<connector::CallbackTracker>()),
       self_(std::make_shared<PullReader*>(this)),
-      opened_at_(absl::Now()) {
+      opened_at_(clock_.Now()) {
   for (SubscriptionSpec& spec : subscriptions) {
     slots_.push_back(StreamSlot{.spec = std::move(spec)});
   }
@@ -271,7 +272,7 @@ void PullReader::OnResponse(size_t slot, uint64_t generation,
   if (generation != s.generation || closed_) return;
   s.reading = false;
   s.reconnect.reset();  // The stream works: a later break starts afresh.
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_.Now();
   for (auto& received : *response.mutable_received_messages()) {
     ReceivedMessage message;
     message.ack_id = std::move(*received.mutable_ack_id());
@@ -314,8 +315,10 @@ void PullReader::OnStreamDone(size_t slot, uint64_t generation,
     return;
   }
   if (!s.reconnect.has_value()) {
-    s.reconnect.emplace(*RetryState::Create(
-        options_.reconnect, RealClock::Instance(), DefaultUniformRandom()));
+    // Cannot fail: the options were checked. Reopening a stream is
+    // idempotent.
+    s.reconnect.emplace(*connector::Retry::Create(
+        options_.reconnect, clock_, connector::Idempotency::kIdempotent));
   }
   const absl::Status cause =
       status.ok() ? absl::UnavailableError("the service closed the stream")
@@ -329,7 +332,7 @@ void PullReader::OnStreamDone(size_t slot, uint64_t generation,
                      s.spec.ResourceName(), ": ", decision.status.message())));
     return;
   }
-  s.reconnect_at = absl::Now() + decision.delay;
+  s.reconnect_at = clock_.Now() + decision.delay;
   spdlog::info("{}: streaming pull from {} ended ({}); reconnecting in {}",
                options_.name, s.spec.ResourceName(), cause.ToString(),
                absl::FormatDuration(decision.delay));
@@ -337,7 +340,7 @@ void PullReader::OnStreamDone(size_t slot, uint64_t generation,
 
 absl::Status PullReader::Tick() {
   if (!failure_.ok()) return failure_;
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_.Now();
   for (size_t slot = 0; slot < slots_.size(); ++slot) {
     StreamSlot& s = slots_[slot];
     if (s.stream == nullptr && now >= s.reconnect_at) {
@@ -372,7 +375,7 @@ void PullReader::PopEmitted() {
   pending_.pop_front();
   ++awaiting_;
   if (!checkpoint_completed_ && !first_wait_since_.has_value()) {
-    first_wait_since_ = absl::Now();
+    first_wait_since_ = clock_.Now();
   }
   UpdateGauges();
 }
@@ -517,7 +520,7 @@ void PullReader::SendChunk(const std::string& subscription,
 }
 
 void PullReader::ExtendLeases() {
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_.Now();
   std::vector<Leased> extend;
   int64_t expired = 0;
   auto consider = [&](const std::string& ack_id, size_t slot,

@@ -19,6 +19,7 @@
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/base/status_class.h"
 #include "gcpstream/connector/callback_tracker.h"
+#include "gcpstream/connector/retry.h"
 #include "gcpstream/pubsub/pubsub_source_options.h"
 #include "gcpstream/runtime/source.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
@@ -115,7 +116,7 @@ class PullReader {
   struct StreamSlot {
     SubscriptionSpec spec;
     std::shared_ptr<Stream> stream = nullptr;  // Null between connections.
-    std::optional<RetryState> reconnect = std::nullopt;
+    std::optional<connector::Retry> reconnect = std::nullopt;
     absl::Time reconnect_at = absl::InfinitePast();
     bool reading = false;  // A read is outstanding.
     uint64_t generation = 0;
@@ -147,6 +148,7 @@ class PullReader {
   void UpdateGauges();
 
   const PubSubSourceOptions options_;
+  const Clock& clock_;
   runtime::MailboxExecutor executor_;
   const absl::Duration checkpoint_interval_;
   std::shared_ptr<grpc::Channel> channel_;
