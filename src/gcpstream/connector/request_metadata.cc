@@ -2,11 +2,11 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 
 namespace gcpstream::connector {
 
 std::string UrlEncode(absl::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(value.size());
   for (const char c : value) {
@@ -14,16 +14,26 @@ std::string UrlEncode(absl::string_view value) {
         c == '~') {
       out.push_back(c);
     } else {
-      absl::StrAppendFormat(&out, "%%%02X", static_cast<unsigned char>(c));
+      const auto byte = static_cast<unsigned char>(c);
+      out.push_back('%');
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0xF]);
     }
   }
   return out;
 }
 
+std::string RoutingParam(absl::string_view field, absl::string_view value) {
+  return absl::StrCat(field, "=", UrlEncode(value));
+}
+
 void AddRoutingParam(grpc::ClientContext& context, absl::string_view field,
                      absl::string_view value) {
-  context.AddMetadata("x-goog-request-params",
-                      absl::StrCat(field, "=", UrlEncode(value)));
+  context.AddMetadata("x-goog-request-params", RoutingParam(field, value));
+}
+
+void AddRoutingParam(grpc::ClientContext& context, const std::string& param) {
+  context.AddMetadata("x-goog-request-params", param);
 }
 
 void AddResourcePrefix(grpc::ClientContext& context,

@@ -18,6 +18,10 @@ namespace gcpstream::connector {
 //   reach the leader region without a hop.
 void AddRoutingParam(grpc::ClientContext& context, absl::string_view field,
                      absl::string_view value);
+// The same from a value built once by RoutingParam(), for a destination
+// whose requests all carry it.
+std::string RoutingParam(absl::string_view field, absl::string_view value);
+void AddRoutingParam(grpc::ClientContext& context, const std::string& param);
 void AddResourcePrefix(grpc::ClientContext& context,
                        absl::string_view resource);
 void AddRouteToLeader(grpc::ClientContext& context);

@@ -261,7 +261,7 @@ void PublishEngine::StartAttempt(Call& call, TopicPublisher& publisher) {
   call.context = std::make_unique<grpc::ClientContext>();
   call.context->set_deadline(
       absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
-  connector::AddRoutingParam(*call.context, "topic", publisher.topic_name());
+  connector::AddRoutingParam(*call.context, publisher.routing_param());
   call.response.Clear();
   core_.metrics().requests->Increment();
   stub_->async()->Publish(
