@@ -16,6 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "gcpstream/base/options.h"
+#include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
 
 namespace gcpstream::connector {
@@ -112,6 +113,11 @@ class OptionTable {
             return read(source, written, member(options));
           }});
     }
+    return *this;
+  }
+
+  OptionTable& Add(OptionField<O> field) {
+    fields_.push_back(std::move(field));
     return *this;
   }
 
@@ -243,8 +249,36 @@ OptionField<O> EnumField(const EnumOption<E>& option,
 // retry-backoff-multiplier. `defaults` are the connector's, for the docs.
 OptionTable<RetryOptions> RetryOptionTable(const RetryOptions& defaults);
 
+// The options every sink writer has: max-consecutive-rejections (rejection
+// confirmation's guard) and the retry-* options, read into the
+// `max_consecutive_rejections` and `retry` members of O; `defaults` states
+// the connector's defaults for the docs.
+template <typename O>
+void AddSinkWriterOptions(OptionTable<O>& table, const O& defaults) {
+  table.Add(IntOption<O>(
+      RejectionConfirmation::kMaxConsecutiveRejectionsKey,
+      [](O& o) -> int64_t& { return o.max_consecutive_rejections; },
+      absl::StrCat(defaults.max_consecutive_rejections), "-1", -1));
+  table.template Include<RetryOptions>(
+      RetryOptionTable(defaults.retry),
+      [](O& o) -> RetryOptions& { return o.retry; });
+}
+
 // InvalidArgument naming the retry-* options when `options` are unusable.
 absl::Status CheckRetryOptions(const RetryOptions& options);
+
+// The end of every sink's options check: adds the checks of the options
+// AddSinkWriterOptions reads to `status` (the connector's own findings so
+// far) and, if anything is wrong, names the sink first.
+template <typename O>
+absl::Status CheckSinkWriterOptions(const O& options, absl::Status status) {
+  status.Update(RejectionConfirmation::CheckMaxConsecutiveRejections(
+      options.max_consecutive_rejections));
+  status.Update(CheckRetryOptions(options.retry));
+  if (status.ok()) return status;
+  return absl::InvalidArgumentError(
+      absl::StrCat(options.name, ": ", status.message()));
+}
 
 // "100ms", "10s", "1h30m": the pipeline-file spelling of a duration.
 std::string DurationText(absl::Duration duration);

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "gcpstream/base/clock.h"
 #include "gcpstream/base/failed_element.h"
@@ -22,7 +23,31 @@
 
 namespace gcpstream::connector {
 
+// What is fixed per connector: its name and its error counters.
+struct ConnectorName {
+  absl::string_view name;
+  absl::string_view error_metric_prefix;
+  absl::string_view error_metric_help;
+};
+
 struct WriterCoreOptions {
+  // The fields every sink's options have (`name`,
+  // `max_consecutive_rejections`) taken from them.
+  template <typename SinkOptions>
+  static WriterCoreOptions For(const ConnectorName& connector,
+                               const SinkOptions& options,
+                               const ClassificationTable& classification,
+                               const Clock& clock) {
+    return WriterCoreOptions{
+        .connector = std::string(connector.name),
+        .sink_name = options.name,
+        .classification = &classification,
+        .max_consecutive_rejections = options.max_consecutive_rejections,
+        .error_metric_prefix = std::string(connector.error_metric_prefix),
+        .error_metric_help = std::string(connector.error_metric_help),
+        .clock = &clock};
+  }
+
   // Lower-case connector name ("pubsub"): FailedElement::connector and the
   // failure handler's context.
   std::string connector{};

@@ -22,6 +22,11 @@ using ::google::pubsub::v1::PubsubMessage;
 // DEADLINE_EXCEEDED instead of waiting forever.
 constexpr absl::Duration kAttemptTimeout = absl::Seconds(60);
 
+constexpr connector::ConnectorName kPubSubWriter{
+    .name = "pubsub",
+    .error_metric_prefix = "publish_errors_",
+    .error_metric_help = "Publish calls that failed with this status code."};
+
 }  // namespace
 
 // One PublishRequest through all its attempts. Owned by the engine, touched
@@ -83,15 +88,8 @@ PublishEngine::~PublishEngine() { Close(); }
 absl::Status PublishEngine::Init(const runtime::SinkWriterContext& context,
                                  std::unique_ptr<Handler> handler) {
   if (absl::Status status = core_.Open(
-          connector::WriterCoreOptions{
-              .connector = "pubsub",
-              .sink_name = options_.name,
-              .classification = &kPublishClassification,
-              .max_consecutive_rejections = options_.max_consecutive_rejections,
-              .error_metric_prefix = "publish_errors_",
-              .error_metric_help =
-                  "Publish calls that failed with this status code.",
-              .clock = &clock_},
+          connector::WriterCoreOptions::For(kPubSubWriter, options_,
+                                            kPublishClassification, clock_),
           context, std::move(handler));
       !status.ok()) {
     return status;

@@ -1,5 +1,7 @@
 #include "gcpstream/pubsub/pubsub_sink_options.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 
 namespace gcpstream::pubsub {
@@ -53,14 +55,7 @@ absl::Status CheckPubSubSinkOptions(const PubSubSinkOptions& options) {
   status.Update(
       CheckDurationOption(options.shutdown_timeout, kShutdownTimeoutKey));
   status.Update(CheckTopicCreateOptions(options.topic_create_options));
-  status.Update(RejectionConfirmation::CheckMaxConsecutiveRejections(
-      options.max_consecutive_rejections));
-  status.Update(connector::CheckRetryOptions(options.retry));
-  if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(options.name, ": ", status.message()));
-  }
-  return absl::OkStatus();
+  return connector::CheckSinkWriterOptions(options, std::move(status));
 }
 
 connector::OptionTable<PubSubSinkOptions> PubSubSinkOptionTable() {
@@ -137,13 +132,8 @@ connector::OptionTable<PubSubSinkOptions> PubSubSinkOptionTable() {
             return o.topic_create_options.enforce_in_transit;
           },
           "false", "true"),
-      IntOption<O>(
-          RejectionConfirmation::kMaxConsecutiveRejectionsKey,
-          [](O& o) -> int64_t& { return o.max_consecutive_rejections; }, "100",
-          "-1", -1),
   });
-  table.Include<RetryOptions>(connector::RetryOptionTable(defaults.retry),
-                              [](O& o) -> RetryOptions& { return o.retry; });
+  connector::AddSinkWriterOptions(table, defaults);
   return table;
 }
 

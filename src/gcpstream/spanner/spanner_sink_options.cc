@@ -32,15 +32,8 @@ absl::Status CheckSpannerSinkOptions(const SpannerSinkOptions& options) {
         "option '", kMaxCommitDelayKey, "' must be between 0 and 500ms, got ",
         absl::FormatDuration(*options.max_commit_delay))));
   }
-  status.Update(RejectionConfirmation::CheckMaxConsecutiveRejections(
-      options.max_consecutive_rejections));
   status.Update(CheckDurationOption(options.rpc_timeout, kRpcTimeoutKey));
-  status.Update(connector::CheckRetryOptions(options.retry));
-  if (!status.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(options.name, ": ", status.message()));
-  }
-  return absl::OkStatus();
+  return connector::CheckSinkWriterOptions(options, std::move(status));
 }
 
 connector::OptionTable<SpannerSinkOptions> SpannerSinkOptionTable() {
@@ -79,16 +72,11 @@ connector::OptionTable<SpannerSinkOptions> SpannerSinkOptionTable() {
           kRpcPriorityOption,
           [](O& o) -> std::optional<RpcPriority>& { return o.rpc_priority; },
           "unset (service default)", "low"),
-      IntOption<O>(
-          RejectionConfirmation::kMaxConsecutiveRejectionsKey,
-          [](O& o) -> int64_t& { return o.max_consecutive_rejections; }, "100",
-          "-1", -1),
       connector::DurationOption<O>(
           kRpcTimeoutKey, [](O& o) -> absl::Duration& { return o.rpc_timeout; },
           "60 s", "30s"),
   });
-  table.Include<RetryOptions>(connector::RetryOptionTable(defaults.retry),
-                              [](O& o) -> RetryOptions& { return o.retry; });
+  connector::AddSinkWriterOptions(table, defaults);
   return table;
 }
 

@@ -19,6 +19,12 @@ using ::gcpstream::connector::Retry;
 // been applied is refused with ALREADY_EXISTS, which is routed.
 constexpr Idempotency kMutationIdempotency = Idempotency::kIdempotent;
 
+constexpr connector::ConnectorName kSpannerWriter{
+    .name = "spanner",
+    .error_metric_prefix = "spanner_errors_",
+    .error_metric_help =
+        "Spanner requests or mutation groups refused with this code."};
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<SpannerWriteEngine>> SpannerWriteEngine::Create(
@@ -50,16 +56,9 @@ SpannerWriteEngine::~SpannerWriteEngine() { Close(); }
 absl::Status SpannerWriteEngine::Init(const runtime::SinkWriterContext& context,
                                       std::unique_ptr<Handler> handler) {
   if (absl::Status status = core_.Open(
-          connector::WriterCoreOptions{
-              .connector = "spanner",
-              .sink_name = options_.name,
-              .classification = &table_,
-              .max_consecutive_rejections = options_.max_consecutive_rejections,
-              .error_metric_prefix = "spanner_errors_",
-              .error_metric_help =
-                  "Spanner requests or mutation groups refused with this code.",
-              .clock = options_.clock != nullptr ? options_.clock
-                                                 : &timer_->clock()},
+          connector::WriterCoreOptions::For(
+              kSpannerWriter, options_, table_,
+              options_.clock != nullptr ? *options_.clock : timer_->clock()),
           context, std::move(handler));
       !status.ok()) {
     return status;
