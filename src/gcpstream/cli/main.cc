@@ -151,6 +151,9 @@ int Run(const std::string& path, const RunFlags& flags) {
       if (emulator_set != nullptr) emulator_set->Stop(/*keep_logs=*/true);
       return kJobFailed;
     }
+    for (const std::string& declared : file->local.Declared()) {
+      std::cout << "gcpstream: local: " << declared << "\n";
+    }
   }
   StopOnSignal(**pipeline);
   std::unique_ptr<MetricsServer> metrics_server;

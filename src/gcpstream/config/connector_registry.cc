@@ -84,6 +84,11 @@ void ConnectorRegistry::AddSink(
   needed.insert(needed.end(), emulators.begin(), emulators.end());
 }
 
+void ConnectorRegistry::AddLocalResource(const std::string& connector,
+                                         LocalResourceReader reader) {
+  local_resources_[connector] = std::move(reader);
+}
+
 std::vector<emulators::EmulatorKind> ConnectorRegistry::EmulatorsFor(
     const std::string& type) const {
   auto it = emulators_.find(absl::AsciiStrToLower(type));
@@ -123,6 +128,11 @@ RegisterSink::RegisterSink(const std::string& type, SinkFactory factory,
                            std::vector<emulators::EmulatorKind> emulators) {
   ConnectorRegistry::Global().AddSink(type, std::move(factory),
                                       std::move(emulators));
+}
+
+RegisterLocalResource::RegisterLocalResource(const std::string& connector,
+                                             LocalResourceReader reader) {
+  ConnectorRegistry::Global().AddLocalResource(connector, std::move(reader));
 }
 
 }  // namespace gcpstream::config

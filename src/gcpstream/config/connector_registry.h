@@ -47,6 +47,28 @@ using SinkFactory =
     std::function<absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>>(
         OptionMap& options, const BuildEnvironment& environment)>;
 
+// What one connector declares under a pipeline file's `local:` section, for
+// `gcpstream run --local`: resources to create on its emulator before the
+// run, and to count after it.
+class LocalResource {
+ public:
+  virtual ~LocalResource() = default;
+  // The emulators the resources live on.
+  virtual std::vector<emulators::EmulatorKind> Emulators() const = 0;
+  // What is declared, one line per resource, e.g. "topic orders-eu".
+  virtual std::vector<std::string> Declared() const = 0;
+  // Creates what is missing; existing resources are left as they are.
+  virtual absl::Status Provision(const std::string& project) const = 0;
+  // One line per resource: what landed in it.
+  virtual absl::StatusOr<std::vector<std::string>> DescribeWhatLanded(
+      const std::string& project) const = 0;
+};
+
+// Reads the connector's own keys of `local:`; null when it declares nothing.
+using LocalResourceReader =
+    std::function<absl::StatusOr<std::shared_ptr<const LocalResource>>(
+        OptionMap& local)>;
+
 // Connector types by their `type:` spelling. Each connector registers itself
 // from its own file (a static RegisterSource/RegisterSink object in a
 // library linked whole), so adding one never touches the loader.
@@ -73,10 +95,18 @@ class ConnectorRegistry {
   std::vector<emulators::EmulatorKind> EmulatorsFor(
       const std::string& type) const;
 
+  // A connector's part of `local:`, read in connector-name order.
+  void AddLocalResource(const std::string& connector,
+                        LocalResourceReader reader);
+  const std::map<std::string, LocalResourceReader>& local_resources() const {
+    return local_resources_;
+  }
+
  private:
   std::map<std::string, SourceFactory> sources_;
   std::map<std::string, SinkFactory> sinks_;
   std::map<std::string, std::vector<emulators::EmulatorKind>> emulators_;
+  std::map<std::string, LocalResourceReader> local_resources_;
 };
 
 struct RegisterSource {
@@ -86,6 +116,10 @@ struct RegisterSource {
 struct RegisterSink {
   RegisterSink(const std::string& type, SinkFactory factory,
                std::vector<emulators::EmulatorKind> emulators = {});
+};
+struct RegisterLocalResource {
+  RegisterLocalResource(const std::string& connector,
+                        LocalResourceReader reader);
 };
 
 }  // namespace gcpstream::config

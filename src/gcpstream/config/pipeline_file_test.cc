@@ -83,12 +83,12 @@ TEST_F(PipelineFileTest, ReadsTheLocalSection) {
   ASSERT_TRUE(file.ok()) << file.status();
   const LocalResources& local = file->local;
   EXPECT_EQ(local.project, "shop");
-  EXPECT_THAT(local.topics, ::testing::ElementsAre("orders-eu"));
-  ASSERT_EQ(local.subscriptions.size(), 1U);
-  EXPECT_TRUE(local.subscriptions[0].ordered);
-  ASSERT_EQ(local.databases.size(), 1U);
-  EXPECT_THAT(local.databases[0].tables,
-              ::testing::ElementsAre("Orders", "Lines"));
+  // Each connector read its own keys (Pub/Sub's, then Spanner's).
+  EXPECT_THAT(
+      local.Declared(),
+      ::testing::ElementsAre(
+          "topic orders-eu", "subscription eu-all of orders-eu (ordered)",
+          "spanner database local/orders with tables Orders, Lines"));
   EXPECT_EQ(local.Emulators().size(), 2U);
   auto bad = ParsePipelineFile(
       "source: {type: json-lines, paths: [a]}\n"
