@@ -60,6 +60,7 @@ class PubSubLocalResources final : public LocalResource {
   }
   std::vector<std::string> Declared() const override {
     std::vector<std::string> lines;
+    lines.reserve(topics.size() + subscriptions.size());
     for (const std::string& topic : topics) {
       lines.push_back(absl::StrCat("topic ", topic));
     }

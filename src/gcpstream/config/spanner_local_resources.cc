@@ -58,6 +58,7 @@ class SpannerLocalResources final : public LocalResource {
   }
   std::vector<std::string> Declared() const override {
     std::vector<std::string> lines;
+    lines.reserve(databases.size());
     for (const Database& database : databases) {
       lines.push_back(absl::StrCat("spanner database ", database.instance, "/",
                                    database.database, " with tables ",
