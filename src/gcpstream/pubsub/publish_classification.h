@@ -23,6 +23,16 @@ inline constexpr ClassificationTable kPublishClassification(
     // Publish has no per-entry statuses: a request succeeds or fails whole.
     ClassificationTable::Level({}, StatusClass::kFatal));
 
+// Requests that have no record to route — a topic creation, a dead-letter
+// publish — retry what a publish retries and fail on anything else (an
+// INVALID_ARGUMENT included: there is nowhere further to route it).
+inline StatusClass TransientOrFatal(const absl::Status& status) {
+  return kPublishClassification.ClassifyRequest(status) ==
+                 StatusClass::kTransient
+             ? StatusClass::kTransient
+             : StatusClass::kFatal;
+}
+
 }  // namespace gcpstream::pubsub
 
 #endif  // GCPSTREAM_PUBSUB_PUBLISH_CLASSIFICATION_H_

@@ -13,6 +13,7 @@
 #include "gcpstream/connector/request_metadata.h"
 #include "gcpstream/connector/retry.h"
 #include "gcpstream/connector/task_wait.h"
+#include "gcpstream/pubsub/publish_classification.h"
 #include "gcpstream/pubsub/pubsub_message.h"
 
 namespace gcpstream::pubsub {
@@ -351,8 +352,8 @@ void PubSubDeadLetterQueue::OnPublishDone(uint64_t id,
     calls_.erase(it);
     return;
   }
-  RetryDecision decision = call.retry->OnFailure(
-      status, kDeadLetterPublishClassification.ClassifyRequest(status));
+  RetryDecision decision =
+      call.retry->OnFailure(status, TransientOrFatal(status));
   if (decision.action == RetryDecision::Action::kRetryAfter && failure_.ok()) {
     call.retry_timer =
         timer_->Schedule(decision.delay, [this, id] { OnRetryDue(id); });

@@ -17,7 +17,6 @@
 #include "gcpstream/base/dead_letter_queue.h"
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/base/retry_policy.h"
-#include "gcpstream/base/status_class.h"
 #include "gcpstream/connector/completions.h"
 #include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
@@ -37,22 +36,6 @@ inline constexpr char kDlqMaxInFlightMessagesKey[] = "max-in-flight-messages";
 // Pub/Sub's attribute limits: how many were.
 inline constexpr char kDlqAttributesDropped[] = "dlq-attributes-dropped";
 inline constexpr char kFlushTimeoutKey[] = "flush-timeout";
-
-// How the dead-letter queue classifies the status of a Publish call. The
-// transient codes are the ones Google's Pub/Sub clients retry; everything
-// else fails the job: a dead-letter queue has nowhere further to route a
-// record it cannot publish (NOT_FOUND gets its own error: the topic must
-// exist, it is never created).
-inline constexpr ClassificationTable kDeadLetterPublishClassification(
-    ClassificationTable::Level(
-        {{absl::StatusCode::kUnknown, StatusClass::kTransient},
-         {absl::StatusCode::kDeadlineExceeded, StatusClass::kTransient},
-         {absl::StatusCode::kResourceExhausted, StatusClass::kTransient},
-         {absl::StatusCode::kAborted, StatusClass::kTransient},
-         {absl::StatusCode::kInternal, StatusClass::kTransient},
-         {absl::StatusCode::kUnavailable, StatusClass::kTransient}},
-        StatusClass::kFatal),
-    ClassificationTable::Level({}, StatusClass::kFatal));
 
 struct PubSubDeadLetterQueueOptions {
   // project, topic: the dead-letter topic, which must already exist.

@@ -100,10 +100,8 @@ void TopicCreator::OnDone(const TopicDestination& topic,
     callbacks_.on_exists(*publisher);
     return;
   }
-  const bool transient =
-      kPublishClassification.ClassifyRequest(status) == StatusClass::kTransient;
-  RetryDecision decision = it->second.retry->OnFailure(
-      status, transient ? StatusClass::kTransient : StatusClass::kFatal);
+  RetryDecision decision =
+      it->second.retry->OnFailure(status, TransientOrFatal(status));
   if (decision.action != RetryDecision::Action::kRetryAfter) {
     callbacks_.on_failed(absl::Status(
         decision.status.code(),
