@@ -32,18 +32,15 @@ class Completions {
 
   // The callback to give a unary gRPC call: `on_task(status)` runs on the
   // task thread. `also` (e.g. one destination's tracker) counts the
-  // callback too. `on_answer`, if set, runs on gRPC's thread as the answer
-  // arrives (thread-safe work only, such as observing a latency).
+  // callback too.
   template <typename OnTask>
   std::function<void(const grpc::Status&)> Wrap(
-      OnTask on_task, std::shared_ptr<CallbackTracker> also = nullptr,
-      std::function<void()> on_answer = nullptr) {
+      OnTask on_task, std::shared_ptr<CallbackTracker> also = nullptr) {
     tracker_->Begin();
     if (also != nullptr) also->Begin();
     return [executor = executor_, alive = alive_, tracker = tracker_,
-            also = std::move(also), on_answer = std::move(on_answer),
+            also = std::move(also),
             on_task = std::move(on_task)](const grpc::Status& status) mutable {
-      if (on_answer) on_answer();
       executor.Post([alive, on_task, result = FromGrpc(status)]() mutable {
         if (*alive) on_task(result);
       });

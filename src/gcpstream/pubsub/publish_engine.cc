@@ -7,7 +7,6 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
-#include "gcpstream/connector/request_metadata.h"
 #include "gcpstream/pubsub/pubsub_message.h"
 #include "spdlog/spdlog.h"
 
@@ -72,7 +71,6 @@ PublishEngine::PublishEngine(ConstructorKey, PubSubSinkOptions options,
       timer_(connector::MakeTimer(options_.make_timer, executor_)),
       clock_(options_.clock != nullptr ? *options_.clock : timer_->clock()),
       channel_(std::move(channel)),
-      stub_(google::pubsub::v1::Publisher::NewStub(channel_)),
       publishers_(
           DestinationStatesOptions{
               .idle_timeout = options_.destination_idle_timeout,
@@ -140,6 +138,10 @@ absl::Status PublishEngine::RegisterMetrics() {
           "publishers_evicted_capacity",
           "Least-recently-used publishers released for max-active-publishers."),
   }));
+  stub_ = MakePublisherStub(
+      channel_, options_.make_stub,
+      connector::LoggedAndTimed(
+          options_.name, {{"Publish", pubsub_metrics_.publish_latency}}));
   creator_.emplace(
       options_, clock_, *stub_, *timer_, completions_,
       set.AddCounter("topics_created", "Topics this sink created."),
@@ -259,19 +261,14 @@ void PublishEngine::StartAttempt(Call& call, TopicPublisher& publisher) {
   call.context = std::make_unique<grpc::ClientContext>();
   call.context->set_deadline(
       absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
-  connector::AddRoutingParam(*call.context, publisher.routing_param());
   call.response.Clear();
   core_.metrics().requests->Increment();
-  stub_->async()->Publish(
-      call.context.get(), &call.batch.request, &call.response,
-      completions_.Wrap(
-          [this, id = call.id](const absl::Status& status) {
-            OnPublishDone(id, status);
-          },
-          publisher.tracker(),
-          [latency = pubsub_metrics_.publish_latency, sent = absl::Now()] {
-            latency->Observe(absl::ToDoubleSeconds(absl::Now() - sent));
-          }));
+  stub_->AsyncPublish(*call.context, call.batch.request, call.response,
+                      completions_.Wrap(
+                          [this, id = call.id](const absl::Status& status) {
+                            OnPublishDone(id, status);
+                          },
+                          publisher.tracker()));
 }
 
 void PublishEngine::OnPublishDone(uint64_t id, const absl::Status& status) {

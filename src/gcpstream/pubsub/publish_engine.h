@@ -22,13 +22,13 @@
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/connector/writer_core.h"
 #include "gcpstream/pubsub/publish_classification.h"
+#include "gcpstream/pubsub/publisher_stub.h"
 #include "gcpstream/pubsub/pubsub_failed_element.h"
 #include "gcpstream/pubsub/pubsub_sink_options.h"
 #include "gcpstream/pubsub/topic_creator.h"
 #include "gcpstream/pubsub/topic_destination.h"
 #include "gcpstream/pubsub/topic_publisher.h"
 #include "gcpstream/runtime/sink.h"
-#include "google/pubsub/v1/pubsub.grpc.pb.h"
 
 namespace gcpstream::pubsub {
 
@@ -166,7 +166,8 @@ class PublishEngine {
   connector::WriterCore<PubSubFailedElement> core_;
   std::optional<connector::InFlight> in_flight_;
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<google::pubsub::v1::Publisher::Stub> stub_;
+  // Made once the metrics exist (the latency observer needs one).
+  std::shared_ptr<PublisherStub> stub_;
   Metrics pubsub_metrics_;
   DestinationStates<TopicDestination, TopicPublisher> publishers_;
   // Every RPC callback of the engine (publishes and topic creations).

@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "gcpstream/base/dead_letter.h"
 #include "gcpstream/base/options.h"
-#include "gcpstream/connector/request_metadata.h"
 #include "gcpstream/connector/retry.h"
 #include "gcpstream/connector/task_wait.h"
 #include "gcpstream/pubsub/publish_classification.h"
@@ -136,7 +135,9 @@ PubSubDeadLetterQueue::PubSubDeadLetterQueue(
       timer_(connector::MakeTimer(options_.make_timer, executor_)),
       clock_(options_.clock != nullptr ? *options_.clock : timer_->clock()),
       channel_(std::move(channel)),
-      stub_(google::pubsub::v1::Publisher::NewStub(channel_)),
+      stub_(MakePublisherStub(
+          channel_, options_.make_stub,
+          connector::LoggedAndTimed("pubsub dead-letter queue"))),
       topic_name_(absl::StrCat("projects/", options_.project, "/topics/",
                                options_.topic)),
       completions_(std::make_unique<connector::Completions>(executor_)),
@@ -214,8 +215,8 @@ absl::Status PubSubDeadLetterQueue::CheckTopicExists() {
       absl::ToChronoTime(absl::Now() + options_.flush_timeout));
   // Counts this call alone, so Open() waits for it and nothing else.
   auto answered = std::make_shared<connector::CallbackTracker>();
-  stub_->async()->GetTopic(
-      &check->context, &check->request, &check->response,
+  stub_->AsyncGetTopic(
+      check->context, check->request, check->response,
       completions_->Wrap(
           [check](const absl::Status& status) { check->result = status; },
           answered));
@@ -330,10 +331,9 @@ void PubSubDeadLetterQueue::StartAttempt(Call& call) {
   call.context = std::make_unique<grpc::ClientContext>();
   call.context->set_deadline(
       absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
-  connector::AddRoutingParam(*call.context, "topic", topic_name_);
   call.response.Clear();
-  stub_->async()->Publish(
-      call.context.get(), &call.request, &call.response,
+  stub_->AsyncPublish(
+      *call.context, call.request, call.response,
       completions_->Wrap([this, id = call.id](const absl::Status& status) {
         OnPublishDone(id, status);
       }));

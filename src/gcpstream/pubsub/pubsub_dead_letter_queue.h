@@ -21,8 +21,8 @@
 #include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/pubsub/publish_batcher.h"
+#include "gcpstream/pubsub/publisher_stub.h"
 #include "gcpstream/runtime/mailbox.h"
-#include "google/pubsub/v1/pubsub.grpc.pb.h"
 
 namespace gcpstream::pubsub {
 
@@ -66,6 +66,9 @@ struct PubSubDeadLetterQueueOptions {
   // The queue's timer (retry backoff, flush-timeout); null means real time
   // (tests pass a ManualTimer).
   connector::TimerFactory make_timer;
+  // The bottom of the queue's Publisher stub; null means gRPC (tests pass
+  // a mock, under the same decorators).
+  PublisherStubFactory make_stub;
 };
 
 // InvalidArgument naming the option key when an option is unusable.
@@ -170,7 +173,7 @@ class PubSubDeadLetterQueue final : public DeadLetterQueue {
   std::unique_ptr<connector::TaskTimer> timer_;
   const Clock& clock_;
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<google::pubsub::v1::Publisher::Stub> stub_;
+  std::shared_ptr<PublisherStub> stub_;
   const std::string topic_name_;
   // The RPC callbacks of the current Open(); a new one after each Close().
   std::unique_ptr<connector::Completions> completions_;

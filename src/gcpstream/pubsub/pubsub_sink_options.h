@@ -16,6 +16,7 @@
 #include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/pubsub/publish_batcher.h"
+#include "gcpstream/pubsub/publisher_stub.h"
 
 namespace gcpstream::pubsub {
 
@@ -114,6 +115,9 @@ struct PubSubSinkOptions {
   // Each writer's timer (batch delay, retry backoff, progress timeout);
   // null means real time (tests pass a ManualTimer).
   connector::TimerFactory make_timer;
+  // The bottom of each writer's Publisher stub; null means gRPC (tests
+  // pass a mock, under the same decorators).
+  PublisherStubFactory make_stub;
 };
 
 // InvalidArgument naming the option key when an option is unusable.

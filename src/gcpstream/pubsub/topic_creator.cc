@@ -15,8 +15,7 @@ using ::google::pubsub::v1::Topic;
 constexpr absl::Duration kCreateAttemptTimeout = absl::Seconds(60);
 
 TopicCreator::TopicCreator(const PubSubSinkOptions& options, const Clock& clock,
-                           google::pubsub::v1::Publisher::Stub& stub,
-                           connector::TaskTimer& timer,
+                           PublisherStub& stub, connector::TaskTimer& timer,
                            connector::Completions& completions,
                            std::shared_ptr<Counter> created,
                            Callbacks callbacks)
@@ -74,8 +73,8 @@ void TopicCreator::StartAttempt(TopicPublisher& publisher, Creation& creation) {
       creation.retry->AttemptDeadline(kCreateAttemptTimeout)));
   creation.context =
       std::shared_ptr<grpc::ClientContext>(attempt, &attempt->context);
-  stub_.async()->CreateTopic(
-      &attempt->context, &attempt->request, &attempt->response,
+  stub_.AsyncCreateTopic(
+      attempt->context, attempt->request, attempt->response,
       completions_.Wrap(
           [this, attempt, topic = publisher.topic()](
               const absl::Status& status) { OnDone(topic, status); },

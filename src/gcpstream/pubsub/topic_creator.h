@@ -15,9 +15,9 @@
 #include "gcpstream/connector/completions.h"
 #include "gcpstream/connector/retry.h"
 #include "gcpstream/connector/task_timer.h"
+#include "gcpstream/pubsub/publisher_stub.h"
 #include "gcpstream/pubsub/pubsub_sink_options.h"
 #include "gcpstream/pubsub/topic_publisher.h"
-#include "google/pubsub/v1/pubsub.grpc.pb.h"
 
 namespace gcpstream::pubsub {
 
@@ -40,8 +40,8 @@ class TopicCreator {
 
   // Every reference must outlive the creator.
   TopicCreator(const PubSubSinkOptions& options, const Clock& clock,
-               google::pubsub::v1::Publisher::Stub& stub,
-               connector::TaskTimer& timer, connector::Completions& completions,
+               PublisherStub& stub, connector::TaskTimer& timer,
+               connector::Completions& completions,
                std::shared_ptr<Counter> created, Callbacks callbacks);
 
   // Starts creating the publisher's topic (its state becomes kCreating).
@@ -63,7 +63,7 @@ class TopicCreator {
 
   const PubSubSinkOptions& options_;
   const Clock& clock_;
-  google::pubsub::v1::Publisher::Stub& stub_;
+  PublisherStub& stub_;
   connector::TaskTimer& timer_;
   connector::Completions& completions_;
   std::shared_ptr<Counter> created_;

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "gcpstream/connector/request_metadata.h"
 #include "gcpstream/pubsub/pubsub_sink_options.h"
 
 namespace gcpstream::pubsub {
@@ -16,7 +15,6 @@ TopicPublisher::TopicPublisher(TopicDestination topic,
                                absl::Duration shutdown_timeout)
     : topic_(std::move(topic)),
       topic_name_(topic_.ResourceName()),
-      routing_param_(connector::RoutingParam("topic", topic_name_)),
       prototype_(*PublishBatcher::Create(topic_name_, batching, clock)),
       shutdown_timeout_(shutdown_timeout),
       tracker_(std::make_shared<connector::CallbackTracker>()) {}

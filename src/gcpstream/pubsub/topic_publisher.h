@@ -91,8 +91,6 @@ class TopicPublisher {
 
   const TopicDestination& topic() const { return topic_; }
   const std::string& topic_name() const { return topic_name_; }
-  // "topic=<encoded name>", the routing header of every publish.
-  const std::string& routing_param() const { return routing_param_; }
   TopicState state() const { return state_; }
   void set_state(TopicState state) { state_ = state; }
   const std::shared_ptr<connector::CallbackTracker>& tracker() const {
@@ -124,7 +122,6 @@ class TopicPublisher {
 
   const TopicDestination topic_;
   const std::string topic_name_;
-  const std::string routing_param_;
   // An empty batcher for the topic: checks messages, and new lanes start
   // as copies of it.
   const PublishBatcher prototype_;

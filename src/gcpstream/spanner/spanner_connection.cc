@@ -4,12 +4,11 @@
 #include <utility>
 
 #include <grpcpp/client_context.h>
-#include <grpcpp/support/client_callback.h>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "gcpstream/connector/grpc_status.h"
-#include "gcpstream/connector/request_metadata.h"
 #include "spdlog/spdlog.h"
 
 namespace gcpstream::spanner {
@@ -34,49 +33,16 @@ bool IsSessionNotFound(const absl::Status& status) {
          absl::StrContains(status.message(), "Session not found");
 }
 
-// Reads a BatchWrite stream to its end on gRPC's threads; the task thread
-// reads `responses` only after the completion mail, which orders it after
-// every OnReadDone.
-class SpannerConnection::BatchWriteReactor final
-    : public grpc::ClientReadReactor<BatchWriteResponse> {
- public:
-  // `request` must outlive the call.
-  BatchWriteReactor(const BatchWriteRequest& request,
-                    std::function<void(const grpc::Status&)> done)
-      : request_(&request), done_(std::move(done)) {}
-
-  void Start(google::spanner::v1::Spanner::Stub& stub, absl::Time deadline) {
-    context_.set_deadline(absl::ToChronoTime(deadline));
-    stub.async()->BatchWrite(&context_, request_, this);
-    StartRead(&current_);
-    StartCall();
-  }
-  void OnReadDone(bool ok) override {
-    if (!ok) return;
-    responses_.push_back(std::move(current_));
-    current_.Clear();
-    StartRead(&current_);
-  }
-  void OnDone(const grpc::Status& status) override { done_(status); }
-
-  grpc::ClientContext& context() { return context_; }
-  std::vector<BatchWriteResponse>& responses() { return responses_; }
-
- private:
-  grpc::ClientContext context_;
-  const BatchWriteRequest* request_;
-  BatchWriteResponse current_;
-  std::vector<BatchWriteResponse> responses_;
-  std::function<void(const grpc::Status&)> done_;
-};
-
 absl::StatusOr<std::unique_ptr<SpannerConnection>> SpannerConnection::Open(
-    const SpannerSinkOptions& options, runtime::MailboxExecutor executor) {
+    const SpannerSinkOptions& options, runtime::MailboxExecutor executor,
+    connector::RpcObservers observers) {
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
       auth::MakeChannel(auth::Service::kSpanner, options.channel);
   if (!channel.ok()) return channel.status();
   auto connection = std::make_unique<SpannerConnection>(
-      ConstructorKey(), options, executor, *std::move(channel));
+      ConstructorKey(), options, executor,
+      MakeSpannerStub(*std::move(channel), options.make_stub,
+                      std::move(observers)));
   if (absl::Status created = connection->CreateSession(); !created.ok()) {
     return created;
   }
@@ -85,33 +51,22 @@ absl::StatusOr<std::unique_ptr<SpannerConnection>> SpannerConnection::Open(
 
 SpannerConnection::SpannerConnection(ConstructorKey, SpannerSinkOptions options,
                                      runtime::MailboxExecutor executor,
-                                     std::shared_ptr<grpc::Channel> channel)
+                                     std::shared_ptr<SpannerStub> stub)
     : options_(std::move(options)),
       executor_(executor),
-      channel_(std::move(channel)),
-      stub_(google::spanner::v1::Spanner::NewStub(channel_)),
-      admin_(google::spanner::admin::database::v1::DatabaseAdmin::NewStub(
-          channel_)),
+      stub_(std::move(stub)),
       tracker_(std::make_shared<connector::CallbackTracker>()) {}
 
 SpannerConnection::~SpannerConnection() { Close(); }
 
-void SpannerConnection::Route(grpc::ClientContext& context,
-                              const Routing& routing) const {
-  connector::AddRoutingParam(context, routing.field, routing.value);
-  connector::AddResourcePrefix(context, options_.database.ResourceName());
-  if (routing.to_leader) connector::AddRouteToLeader(context);
-}
-
 template <typename Start>
-absl::Status SpannerConnection::Await(const Routing& routing, Start start) {
+absl::Status SpannerConnection::Await(Start start) {
   auto pending = std::make_shared<Pending>();
   pending->context.set_deadline(
       absl::ToChronoTime(absl::Now() + options_.rpc_timeout));
-  Route(pending->context, routing);
   tracker_->Begin();
-  start(&pending->context, [pending, executor = executor_, tracker = tracker_](
-                               const grpc::Status& status) mutable {
+  start(pending->context, [pending, executor = executor_, tracker = tracker_](
+                              const grpc::Status& status) mutable {
     executor.Post(
         [pending, result = FromGrpc(status)] { pending->result = result; });
     tracker->End();
@@ -131,12 +86,9 @@ absl::Status SpannerConnection::CreateSession() {
   request.mutable_session()->mutable_labels()->insert(
       {"gcpstream-sink", "true"});
   google::spanner::v1::Session session;
-  absl::Status status =
-      Await({"database", request.database()},
-            [&](grpc::ClientContext* context, auto done) {
-              stub_->async()->CreateSession(context, &request, &session,
-                                            std::move(done));
-            });
+  absl::Status status = Await([&](grpc::ClientContext& context, auto done) {
+    stub_->AsyncCreateSession(context, request, session, std::move(done));
+  });
   if (!status.ok()) {
     return absl::Status(
         status.code(),
@@ -179,10 +131,9 @@ SpannerConnection::Query(const std::string& sql) {
     query.set_session(session_);
     query.set_sql(sql);
     result.Clear();
-    return Await(
-        {"session", session_}, [&](grpc::ClientContext* context, auto done) {
-          stub_->async()->ExecuteSql(context, &query, &result, std::move(done));
-        });
+    return Await([&](grpc::ClientContext& context, auto done) {
+      stub_->AsyncExecuteSql(context, query, result, std::move(done));
+    });
   });
   if (!status.ok()) {
     return absl::Status(
@@ -218,10 +169,9 @@ absl::StatusOr<SchemaCatalog> SpannerConnection::LoadSchema() {
   google::spanner::admin::database::v1::GetDatabaseRequest get;
   get.set_name(options_.database.ResourceName());
   google::spanner::admin::database::v1::Database database;
-  absl::Status got =
-      Await({"name", get.name()}, [&](grpc::ClientContext* context, auto done) {
-        admin_->async()->GetDatabase(context, &get, &database, std::move(done));
-      });
+  absl::Status got = Await([&](grpc::ClientContext& context, auto done) {
+    stub_->AsyncGetDatabase(context, get, database, std::move(done));
+  });
   if (!got.ok()) {
     return absl::Status(
         got.code(),
@@ -246,29 +196,18 @@ SpannerConnection::BatchWriteResult SpannerConnection::BatchWrite(
     BatchWriteRequest& request) {
   return WithSession([&]() -> BatchWriteResult {
     request.set_session(session_);
-    auto result = std::make_shared<std::optional<absl::Status>>();
-    std::shared_ptr<BatchWriteReactor> reactor;
-    tracker_->Begin();
-    reactor = std::make_shared<BatchWriteReactor>(
-        request, [result, executor = executor_,
-                  tracker = tracker_](const grpc::Status& status) mutable {
-          executor.Post(
-              [result, outcome = FromGrpc(status)] { *result = outcome; });
-          tracker->End();
-        });
-    Route(reactor->context(), {"session", session_, /*to_leader=*/true});
-    reactor->Start(*stub_, absl::Now() + options_.rpc_timeout);
-    if (!executor_.YieldUntil([&] { return result->has_value(); })) {
-      reactor->context().TryCancel();
-      tracker_->WaitForNone();
-      return {absl::CancelledError("spanner: BatchWrite abandoned: the job "
-                                   "was cancelled"),
-              {}};
-    }
-    // The completion mail ran, so OnDone has posted; wait until it returned
-    // before the reactor goes away.
-    tracker_->WaitForNone();
-    return {**result, std::move(reactor->responses())};
+    // Filled on gRPC's threads; read after the completion mail, which
+    // orders it after every response.
+    auto responses = std::make_shared<std::vector<BatchWriteResponse>>();
+    absl::Status status = Await([&](grpc::ClientContext& context, auto done) {
+      stub_->AsyncBatchWrite(
+          context, request,
+          [responses](BatchWriteResponse&& response) {
+            responses->push_back(std::move(response));
+          },
+          std::move(done));
+    });
+    return {status, std::move(*responses)};
   });
 }
 
@@ -276,11 +215,9 @@ absl::Status SpannerConnection::Commit(CommitRequest& request) {
   return WithSession([&] {
     request.set_session(session_);
     google::spanner::v1::CommitResponse response;
-    return Await({"session", session_, /*to_leader=*/true},
-                 [&](grpc::ClientContext* context, auto done) {
-                   stub_->async()->Commit(context, &request, &response,
-                                          std::move(done));
-                 });
+    return Await([&](grpc::ClientContext& context, auto done) {
+      stub_->AsyncCommit(context, request, response, std::move(done));
+    });
   });
 }
 
@@ -290,16 +227,29 @@ void SpannerConnection::Close() {
   if (!session_.empty()) {
     // Best effort with a short deadline: an abandoned session expires on
     // its own after an hour idle.
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
-    Route(context, {"name", session_});
-    google::spanner::v1::DeleteSessionRequest request;
-    request.set_name(session_);
-    google::protobuf::Empty empty;
-    grpc::Status deleted = stub_->DeleteSession(&context, request, &empty);
-    if (!deleted.ok()) {
+    // Waits without serving the mailbox: Close() may run where the task
+    // no longer does (a destructor).
+    struct Deletion {
+      grpc::ClientContext context;
+      google::spanner::v1::DeleteSessionRequest request;
+      google::protobuf::Empty response;
+      grpc::Status status;
+      absl::Notification done;
+    };
+    auto deletion = std::make_shared<Deletion>();
+    deletion->context.set_deadline(
+        absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+    deletion->request.set_name(session_);
+    stub_->AsyncDeleteSession(deletion->context, deletion->request,
+                              deletion->response,
+                              [deletion](const grpc::Status& status) {
+                                deletion->status = status;
+                                deletion->done.Notify();
+                              });
+    deletion->done.WaitForNotification();
+    if (!deletion->status.ok()) {
       spdlog::info("{}: could not delete session {}: {}", options_.name,
-                   session_, deleted.error_message());
+                   session_, deletion->status.error_message());
     }
   }
   tracker_->WaitForNone();

@@ -5,17 +5,16 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/channel.h>
-
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/connector/callback_tracker.h"
+#include "gcpstream/connector/rpc_observer.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/spanner/schema_catalog.h"
 #include "gcpstream/spanner/spanner_sink_options.h"
-#include "google/spanner/admin/database/v1/spanner_database_admin.grpc.pb.h"
+#include "gcpstream/spanner/spanner_stub.h"
 #include "google/spanner/v1/spanner.grpc.pb.h"
 
 namespace gcpstream::spanner {
@@ -31,15 +30,17 @@ namespace gcpstream::spanner {
 // returns an ordinary session; gcpstream asks for an ordinary one.)
 class SpannerConnection {
  public:
+  // `observers` see every call (logging, latency).
   static absl::StatusOr<std::unique_ptr<SpannerConnection>> Open(
-      const SpannerSinkOptions& options, runtime::MailboxExecutor executor);
+      const SpannerSinkOptions& options, runtime::MailboxExecutor executor,
+      connector::RpcObservers observers = {});
 
   struct ConstructorKey {
     explicit ConstructorKey() = default;
   };
   SpannerConnection(ConstructorKey, SpannerSinkOptions options,
                     runtime::MailboxExecutor executor,
-                    std::shared_ptr<grpc::Channel> channel);
+                    std::shared_ptr<SpannerStub> stub);
   ~SpannerConnection();
   SpannerConnection(const SpannerConnection&) = delete;
   SpannerConnection& operator=(const SpannerConnection&) = delete;
@@ -65,8 +66,6 @@ class SpannerConnection {
   int64_t sessions_created() const { return sessions_created_; }
 
  private:
-  class BatchWriteReactor;
-
   absl::Status CreateSession();
   // The rows of a read-only query, cells as the wire gives them.
   absl::StatusOr<std::vector<google::protobuf::ListValue>> Query(
@@ -79,23 +78,12 @@ class SpannerConnection {
   auto WithSession(Attempt attempt) -> decltype(attempt());
   // Starts a call through `start(context, done)` and serves the mailbox
   // until `done` was called.
-  // The routing metadata of one call: its request's resource field, and
-  // whether it writes (routed to the leader region).
-  struct Routing {
-    absl::string_view field;
-    absl::string_view value;
-    bool to_leader = false;
-  };
-  void Route(grpc::ClientContext& context, const Routing& routing) const;
   template <typename Start>
-  absl::Status Await(const Routing& routing, Start start);
+  absl::Status Await(Start start);
 
   const SpannerSinkOptions options_;
   runtime::MailboxExecutor executor_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<google::spanner::v1::Spanner::Stub> stub_;
-  std::unique_ptr<google::spanner::admin::database::v1::DatabaseAdmin::Stub>
-      admin_;
+  std::shared_ptr<SpannerStub> stub_;
   std::shared_ptr<connector::CallbackTracker> tracker_;
   std::string session_;
   int64_t sessions_created_ = 0;

@@ -18,6 +18,7 @@
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
+#include "gcpstream/spanner/spanner_stub.h"
 
 namespace gcpstream::spanner {
 
@@ -129,6 +130,9 @@ struct SpannerSinkOptions {
   // Each writer's timer (retry backoff); null means real time (tests pass
   // a ManualTimer).
   connector::TimerFactory make_timer;
+  // The bottom of each writer's Spanner stub; null means gRPC (tests pass a
+  // mock, under the same decorators).
+  SpannerStubFactory make_stub;
 };
 
 // InvalidArgument naming the option key when an option is unusable.

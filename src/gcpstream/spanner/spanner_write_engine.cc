@@ -65,7 +65,11 @@ absl::Status SpannerWriteEngine::Init(const runtime::SinkWriterContext& context,
   }
   if (absl::Status status = RegisterMetrics(); !status.ok()) return status;
   absl::StatusOr<std::unique_ptr<SpannerConnection>> connection =
-      SpannerConnection::Open(options_, executor_);
+      SpannerConnection::Open(
+          options_, executor_,
+          connector::LoggedAndTimed(
+              options_.name, {{"BatchWrite", spanner_metrics_.write_latency},
+                              {"Commit", spanner_metrics_.write_latency}}));
   if (!connection.ok()) return connection.status();
   connection_ = *std::move(connection);
   absl::StatusOr<SchemaCatalog> catalog = connection_->LoadSchema();
@@ -96,6 +100,11 @@ absl::Status SpannerWriteEngine::RegisterMetrics() {
           set.AddGauge("buffered_cells", "Cells in the open batch."),
       .buffered_bytes =
           set.AddGauge("buffered_bytes", "Bytes in the open batch."),
+      .write_latency = set.AddHistogram(
+          "write_latency_seconds",
+          "Seconds from sending a BatchWrite or Commit request to its "
+          "answer, per attempt.",
+          DefaultDurationBuckets()),
   };
   return set.status();
 }

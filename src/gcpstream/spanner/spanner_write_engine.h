@@ -86,6 +86,7 @@ class SpannerWriteEngine {
     std::shared_ptr<Gauge> buffered_mutations;
     std::shared_ptr<Gauge> buffered_cells;
     std::shared_ptr<Gauge> buffered_bytes;
+    std::shared_ptr<Histogram> write_latency;
   };
   using Batch = std::vector<PendingMutation*>;
 
