@@ -32,6 +32,7 @@
 #include "gcpstream/emulators/emulator_set.h"
 #include "gcpstream/emulators/emulators_command.h"
 #include "gcpstream/iceberg/add_files/add_files_command.h"
+#include "spdlog/cfg/env.h"
 
 namespace gcpstream::cli {
 
@@ -217,6 +218,8 @@ int main(int argc, char** argv) {
   // Debian's Abseil ships with Mutex deadlock detection on, a lock-graph
   // update on every lock; a production binary does not pay for it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // SPDLOG_LEVEL=debug logs every RPC (docs/cli.md).
+  spdlog::cfg::load_env_levels();
   CLI::App app{"gcpstream: streaming pipelines into Google Cloud, from YAML"};
   app.set_version_flag("--version", GCPSTREAM_VERSION);
   app.require_subcommand(1);

@@ -19,7 +19,7 @@ void InFlight::Publish() {
   SinkMetrics& metrics = core_.metrics();
   metrics.in_flight_records->Set(records_);
   metrics.in_flight_bytes->Set(bytes_);
-  if (mirror_ != nullptr) mirror_->Set(records_);
+  for (const auto& mirror : mirrors_) mirror->Set(records_);
 }
 
 absl::Status InFlight::TimedOut(const std::string& what) const {

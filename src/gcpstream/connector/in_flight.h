@@ -68,7 +68,7 @@ class InFlight {
   void OnProgress() { last_progress_ = timer_.clock().Now(); }
   // Also published to this gauge (e.g. a connector's own name for it).
   void MirrorRecordsTo(std::shared_ptr<Gauge> gauge) {
-    mirror_ = std::move(gauge);
+    mirrors_.push_back(std::move(gauge));
   }
 
   // Waits until one more record of `bytes` fits. `before_wait` runs first
@@ -116,7 +116,7 @@ class InFlight {
   WriterCoreBase& core_;
   TaskTimer& timer_;
   runtime::MailboxExecutor executor_;
-  std::shared_ptr<Gauge> mirror_;
+  std::vector<std::shared_ptr<Gauge>> mirrors_;
   int64_t records_ = 0;
   int64_t bytes_ = 0;
   absl::Time last_progress_ = absl::InfinitePast();

@@ -124,6 +124,7 @@ absl::Status PublishEngine::RegisterMetrics() {
           "Seconds from sending a Publish request to its answer, per attempt.",
           {0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2,
            5, 10, 30, 60}),
+      .written_mirror = nullptr,
   };
   publishers_.SetMetrics(std::make_shared<
                          DestinationMetrics>(DestinationMetrics{
@@ -287,6 +288,10 @@ void PublishEngine::OnPublishDone(uint64_t id, const absl::Status& status) {
     SinkMetrics& metrics = core_.metrics();
     metrics.records_written->Increment(call.batch.request.messages_size());
     metrics.bytes_written->Increment(call.batch.bytes);
+    if (pubsub_metrics_.written_mirror != nullptr) {
+      pubsub_metrics_.written_mirror->Increment(
+          call.batch.request.messages_size());
+    }
     if (call.batch.confirming) {
       core_.rejection().OnSingleResult(status);
     } else {
@@ -441,6 +446,24 @@ absl::Status PublishEngine::Flush(bool end_of_input) {
     if (!swept.ok()) return core_.Fail(swept);
   }
   return core_.FinishFlush(started);
+}
+
+connector::WaitResult PublishEngine::SendAndWaitForInFlightAtMost(
+    int64_t limit, absl::Duration timeout) {
+  SendDue(/*all=*/true);
+  return connector::WaitOnTask(
+      *timer_, executor_,
+      [this, limit] {
+        return in_flight_->records() <= limit || core_.failed();
+      },
+      timer_->clock().Now() + timeout);
+}
+
+void PublishEngine::MirrorMetricsTo(std::shared_ptr<Counter> written,
+                                    std::shared_ptr<Gauge> in_flight) {
+  pubsub_metrics_.written_mirror = std::move(written);
+  in_flight->Set(in_flight_->records());
+  in_flight_->MirrorRecordsTo(std::move(in_flight));
 }
 
 absl::Status PublishEngine::OnInputIdle() {

@@ -20,6 +20,7 @@
 #include "gcpstream/connector/completions.h"
 #include "gcpstream/connector/in_flight.h"
 #include "gcpstream/connector/task_timer.h"
+#include "gcpstream/connector/task_wait.h"
 #include "gcpstream/connector/writer_core.h"
 #include "gcpstream/pubsub/publish_classification.h"
 #include "gcpstream/pubsub/publisher_stub.h"
@@ -106,6 +107,19 @@ class PublishEngine {
   // max-batch-delay.
   absl::Status OnInputIdle();
 
+  // For a caller that bounds its own waits without failing the writer (the
+  // dead-letter queue's flush-timeout): sends open batches, then waits
+  // until at most `limit` messages are in flight, the writer failed, the
+  // job was cancelled, or `timeout` passed on the timer's clock.
+  connector::WaitResult SendAndWaitForInFlightAtMost(int64_t limit,
+                                                     absl::Duration timeout);
+  // Also counts acknowledged messages in `written`, and mirrors the
+  // in-flight count to `in_flight` (a user's own names for them).
+  void MirrorMetricsTo(std::shared_ptr<Counter> written,
+                       std::shared_ptr<Gauge> in_flight);
+  // The writer's first failure (OK while it has none).
+  const absl::Status& failure() const { return core_.failure(); }
+
   // Cancels what is in flight and waits until gRPC let go of it.
   void Close();
 
@@ -123,6 +137,8 @@ class PublishEngine {
     std::shared_ptr<Counter> publishers_evicted;
     // Seconds from sending a Publish request to its answer, per attempt.
     std::shared_ptr<Histogram> publish_latency;
+    // See MirrorMetricsTo(); null when unset.
+    std::shared_ptr<Counter> written_mirror;
   };
   using Calls = std::map<uint64_t, std::unique_ptr<Call>>;
 

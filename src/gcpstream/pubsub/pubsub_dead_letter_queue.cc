@@ -1,48 +1,24 @@
 #include "gcpstream/pubsub/pubsub_dead_letter_queue.h"
 
-#include <algorithm>
 #include <limits>
 #include <utility>
 
 #include <grpcpp/client_context.h>
 
-#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "gcpstream/base/dead_letter.h"
+#include "gcpstream/base/failure_handler.h"
 #include "gcpstream/base/options.h"
-#include "gcpstream/connector/retry.h"
+#include "gcpstream/connector/completions.h"
 #include "gcpstream/connector/task_wait.h"
-#include "gcpstream/pubsub/publish_classification.h"
 #include "gcpstream/pubsub/pubsub_message.h"
 
 namespace gcpstream::pubsub {
 namespace {
 
-using ::google::pubsub::v1::PublishRequest;
-using ::google::pubsub::v1::PublishResponse;
 using ::google::pubsub::v1::PubsubMessage;
 
-// The deadline of one publish attempt, Google's clients' total publish
-// timeout. A hung attempt (the emulator hangs on oversized requests) then
-// ends as a retryable DEADLINE_EXCEEDED instead of waiting forever.
-constexpr absl::Duration kAttemptTimeout = absl::Seconds(60);
-
 }  // namespace
-
-// One PublishRequest through all its attempts. Owned by the queue and only
-// touched on the task thread; gRPC uses `context`, `request` and `response`
-// between the start of an attempt and its callback, and the queue destroys
-// a Call only after that callback ran (see connector::Completions).
-struct PubSubDeadLetterQueue::Call {
-  uint64_t id = 0;
-  int64_t messages = 0;
-  PublishRequest request;
-  PublishResponse response;
-  std::unique_ptr<grpc::ClientContext> context;
-  std::optional<connector::Retry> retry;
-  // Waiting out a backoff.
-  connector::TaskTimer::Id retry_timer = 0;
-};
 
 // The GetTopic call of Open(); its callback shares it.
 struct PubSubDeadLetterQueue::TopicCheck {
@@ -133,16 +109,16 @@ PubSubDeadLetterQueue::PubSubDeadLetterQueue(
     : options_(std::move(options)),
       executor_(executor),
       timer_(connector::MakeTimer(options_.make_timer, executor_)),
-      clock_(options_.clock != nullptr ? *options_.clock : timer_->clock()),
       channel_(std::move(channel)),
       stub_(MakePublisherStub(
           channel_, options_.make_stub,
           connector::LoggedAndTimed("pubsub dead-letter queue"))),
-      topic_name_(absl::StrCat("projects/", options_.project, "/topics/",
-                               options_.topic)),
-      completions_(std::make_unique<connector::Completions>(executor_)),
-      published_(std::make_shared<Counter>()),
-      outstanding_gauge_(std::make_shared<Gauge>()) {}
+      topic_{options_.project, options_.topic},
+      topic_name_(topic_.ResourceName()),
+      // Cannot fail: the batching options were checked in Create().
+      size_check_(*PublishBatcher::Create(
+          topic_name_, options_.batching,
+          options_.clock != nullptr ? *options_.clock : timer_->clock())) {}
 
 PubSubDeadLetterQueue::~PubSubDeadLetterQueue() { Close(); }
 
@@ -174,37 +150,56 @@ PubsubMessage PubSubDeadLetterQueue::ToMessage(const FailedElement& failure) {
 
 absl::Status PubSubDeadLetterQueue::Open(const FailureHandlerContext& context) {
   Close();
-  completions_ = std::make_unique<connector::Completions>(executor_);
-  failure_ = absl::OkStatus();
   // Without a registry the metrics are private (still counted, for tests
   // and logs), never those of an earlier Open().
-  published_ = std::make_shared<Counter>();
-  outstanding_gauge_ = std::make_shared<Gauge>();
+  auto published = std::make_shared<Counter>();
+  auto outstanding = std::make_shared<Gauge>();
   if (context.metrics != nullptr) {
-    absl::StatusOr<std::shared_ptr<Counter>> published =
+    absl::StatusOr<std::shared_ptr<Counter>> registered_published =
         context.metrics->GetCounter(
             "dead_letters_published",
             "Failed records published to a Pub/Sub dead-letter topic and "
             "acknowledged",
             context.labels);
-    if (!published.ok()) return published.status();
-    absl::StatusOr<std::shared_ptr<Gauge>> outstanding =
+    if (!registered_published.ok()) return registered_published.status();
+    absl::StatusOr<std::shared_ptr<Gauge>> registered_outstanding =
         context.metrics->GetGauge(
             "dead_letters_outstanding",
             "Failed records offered to a Pub/Sub dead-letter queue and not "
             "yet acknowledged",
             context.labels);
-    if (!outstanding.ok()) return outstanding.status();
-    published_ = *std::move(published);
-    outstanding_gauge_ = *std::move(outstanding);
+    if (!registered_outstanding.ok()) return registered_outstanding.status();
+    published = *std::move(registered_published);
+    outstanding = *std::move(registered_outstanding);
   }
-  outstanding_gauge_->Set(0);
-  absl::StatusOr<PublishBatcher> batcher =
-      PublishBatcher::Create(topic_name_, options_.batching, clock_);
-  if (!batcher.ok()) return batcher.status();
-  batcher_.emplace(*std::move(batcher));
   if (absl::Status exists = CheckTopicExists(); !exists.ok()) return exists;
-  open_ = true;
+
+  PubSubSinkOptions sink;
+  sink.name = "pubsub dead-letter queue";
+  sink.batching = options_.batching;
+  // The queue bounds its own waits (max-in-flight-messages, flush-timeout)
+  // without failing; the engine's caps never bind.
+  sink.max_in_flight_messages = std::numeric_limits<int64_t>::max();
+  sink.max_in_flight_bytes = std::numeric_limits<int64_t>::max();
+  sink.create_disposition = CreateDisposition::kCreateNever;
+  sink.retry = options_.retry;
+  sink.channel = options_.channel;
+  sink.clock = options_.clock;
+  sink.make_timer = options_.make_timer;
+  sink.make_stub = options_.make_stub;
+  // The engine's own metrics stay private: the sink the queue serves has
+  // series of the same names under these labels.
+  runtime::SinkWriterContext writer;
+  writer.subtask_index = context.subtask_index;
+  writer.pipeline = context.labels.pipeline;
+  writer.sink_name = sink.name;
+  writer.mailbox = executor_;
+  absl::StatusOr<std::unique_ptr<PublishEngine>> engine = PublishEngine::Create(
+      std::move(sink), writer, FailJob<PubSubFailedElement>());
+  if (!engine.ok()) return engine.status();
+  engine_ = *std::move(engine);
+  engine_->SetFixedTopic(topic_);
+  engine_->MirrorMetricsTo(std::move(published), std::move(outstanding));
   return absl::OkStatus();
 }
 
@@ -215,9 +210,10 @@ absl::Status PubSubDeadLetterQueue::CheckTopicExists() {
       absl::ToChronoTime(absl::Now() + options_.flush_timeout));
   // Counts this call alone, so Open() waits for it and nothing else.
   auto answered = std::make_shared<connector::CallbackTracker>();
+  connector::Completions completions(executor_);
   stub_->AsyncGetTopic(
       check->context, check->request, check->response,
-      completions_->Wrap(
+      completions.Wrap(
           [check](const absl::Status& status) { check->result = status; },
           answered));
   // A little past the RPC's own deadline, so that its DEADLINE_EXCEEDED
@@ -236,64 +232,57 @@ absl::Status PubSubDeadLetterQueue::CheckTopicExists() {
 }
 
 absl::Status PubSubDeadLetterQueue::CheckOpen(const char* method) const {
-  if (open_) return absl::OkStatus();
+  if (engine_ != nullptr) return absl::OkStatus();
   return absl::FailedPreconditionError(
       absl::StrCat("pubsub dead-letter queue: ", method, "() before Open()"));
 }
 
 absl::Status PubSubDeadLetterQueue::Offer(const FailedElement& failure) {
   if (absl::Status status = CheckOpen("Offer"); !status.ok()) return status;
-  if (!failure_.ok()) return failure_;
-  PubsubMessage message = ToMessage(failure);
-  if (absl::Status status = batcher_->CheckMessage(message); !status.ok()) {
+  if (!engine_->failure().ok()) return PublishError(engine_->failure());
+  PubsubMessage& message = engine_->StagedMessage();
+  message = ToMessage(failure);
+  // Refused here rather than by the engine, whose fail-job handler would
+  // fail the queue for one failure that cannot be sent.
+  absl::StatusOr<int64_t> bytes = CheckedMessageSize(message);
+  absl::Status fits =
+      bytes.ok() ? size_check_.CheckMessage(*bytes) : bytes.status();
+  if (!fits.ok()) {
+    engine_->DiscardStaged();
     return absl::InvalidArgumentError(
         absl::StrCat("pubsub dead-letter queue: cannot dead-letter a failed ",
                      failure.connector, " record for ", failure.destination,
-                     ": ", status.message()));
+                     ": ", fits.message()));
   }
-  if (!batcher_->HasRoomFor(message)) SendBuffered();
-  if (absl::Status status = batcher_->Add(std::move(message)); !status.ok()) {
-    return status;
+  if (absl::Status published = engine_->PublishStaged(topic_, WriterContext());
+      !published.ok()) {
+    return PublishError(published);
   }
-  ++outstanding_;
-  outstanding_gauge_->Set(outstanding_);
-  // Without a timer of its own, a partial batch goes out when a later
-  // Offer() finds it due, or at Flush().
-  if (batcher_->Full() || batcher_->Due()) SendBuffered();
   const int64_t limit = options_.max_outstanding_messages;
-  if (limit >= 0 && outstanding_ > limit) {
-    SendBuffered();
+  if (limit >= 0 && outstanding() > limit) {
     return WaitForOutstanding(limit, "Offer()");
   }
-  return failure_;
+  return absl::OkStatus();
 }
 
 absl::Status PubSubDeadLetterQueue::Flush() {
   if (absl::Status status = CheckOpen("Flush"); !status.ok()) return status;
-  if (!failure_.ok()) return failure_;
-  SendBuffered();
   return WaitForOutstanding(0, "Flush()");
 }
 
 void PubSubDeadLetterQueue::Close() {
-  CancelAll();
-  calls_.clear();
-  batcher_.reset();
-  outstanding_ = 0;
-  outstanding_gauge_->Set(0);
-  open_ = false;
+  if (engine_ != nullptr) engine_->Close();
+  engine_.reset();
 }
 
 absl::Status PubSubDeadLetterQueue::WaitForOutstanding(int64_t limit,
                                                        const char* why) {
-  const connector::WaitResult result = connector::WaitOnTask(
-      *timer_, executor_,
-      [this, limit] { return outstanding_ <= limit || !failure_.ok(); },
-      timer_->clock().Now() + options_.flush_timeout);
-  if (!failure_.ok()) return failure_;
+  const connector::WaitResult result =
+      engine_->SendAndWaitForInFlightAtMost(limit, options_.flush_timeout);
+  if (!engine_->failure().ok()) return PublishError(engine_->failure());
   if (result == connector::WaitResult::kDone) return absl::OkStatus();
   const std::string pending =
-      absl::StrCat(outstanding_, " dead letters to ", topic_name_,
+      absl::StrCat(outstanding(), " dead letters to ", topic_name_,
                    " are not acknowledged yet; they stay pending and the next "
                    "Flush() waits for them again");
   if (result == connector::WaitResult::kCancelled) {
@@ -307,97 +296,13 @@ absl::Status PubSubDeadLetterQueue::WaitForOutstanding(int64_t limit,
                    kFlushTimeoutKey, "'): ", pending));
 }
 
-void PubSubDeadLetterQueue::SendBuffered() {
-  if (!batcher_.has_value() || batcher_->empty()) return;
-  auto call = std::make_unique<Call>();
-  call->id = next_call_id_++;
-  call->messages = batcher_->messages();
-  call->request = batcher_->Take();
-  absl::StatusOr<connector::Retry> retry = connector::Retry::Create(
-      options_.retry, clock_, connector::Idempotency::kIdempotent);
-  if (!retry.ok()) {
-    // Unreachable: the options were checked in Create(). The messages stay
-    // outstanding, so nothing pretends to be published.
-    if (failure_.ok()) failure_ = retry.status();
-    return;
-  }
-  call->retry.emplace(*std::move(retry));
-  Call& started = *call;
-  calls_.emplace(started.id, std::move(call));
-  StartAttempt(started);
-}
-
-void PubSubDeadLetterQueue::StartAttempt(Call& call) {
-  call.context = std::make_unique<grpc::ClientContext>();
-  call.context->set_deadline(
-      absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
-  call.response.Clear();
-  stub_->AsyncPublish(
-      *call.context, call.request, call.response,
-      completions_->Wrap([this, id = call.id](const absl::Status& status) {
-        OnPublishDone(id, status);
-      }));
-}
-
-void PubSubDeadLetterQueue::OnPublishDone(uint64_t id,
-                                          const absl::Status& status) {
-  auto it = calls_.find(id);
-  // A call of an earlier Open(), abandoned by Close().
-  if (it == calls_.end()) return;
-  Call& call = *it->second;
-  if (status.ok()) {
-    outstanding_ -= call.messages;
-    outstanding_gauge_->Set(outstanding_);
-    published_->Increment(call.messages);
-    calls_.erase(it);
-    return;
-  }
-  RetryDecision decision =
-      call.retry->OnFailure(status, TransientOrFatal(status));
-  if (decision.action == RetryDecision::Action::kRetryAfter && failure_.ok()) {
-    call.retry_timer =
-        timer_->Schedule(decision.delay, [this, id] { OnRetryDue(id); });
-    return;
-  }
-  // The messages stay counted as outstanding: they were not published.
-  if (failure_.ok()) failure_ = PublishError(decision.status);
-  calls_.erase(it);
-}
-
-void PubSubDeadLetterQueue::OnRetryDue(uint64_t id) {
-  auto it = calls_.find(id);
-  if (it == calls_.end()) return;
-  it->second->retry_timer = 0;
-  StartAttempt(*it->second);
-}
-
 absl::Status PubSubDeadLetterQueue::PublishError(
     const absl::Status& status) const {
-  if (status.code() == absl::StatusCode::kNotFound) {
-    return absl::NotFoundError(absl::StrCat(
-        "pubsub dead-letter queue: the dead-letter topic ", topic_name_,
-        " does not exist (", status.message(),
-        "); the dead-letter topic must exist: create it before starting the "
-        "job, gcpstream never creates it"));
-  }
-  absl::Status error(status.code(),
-                     absl::StrCat("pubsub dead-letter queue: publishing to "
-                                  "dead-letter topic ",
-                                  topic_name_, " failed: ", status.message()));
-  // Keeps markers such as IsRetryExhausted().
-  status.ForEachPayload(
-      [&error](absl::string_view url, const absl::Cord& payload) {
-        error.SetPayload(url, payload);
-      });
-  return error;
-}
-
-void PubSubDeadLetterQueue::CancelAll() {
-  for (auto& [id, call] : calls_) {
-    if (call->context != nullptr) call->context->TryCancel();
-  }
-  timer_->CancelAll();
-  completions_->Close();
+  if (status.code() != absl::StatusCode::kNotFound) return status;
+  return absl::NotFoundError(absl::StrCat(
+      "pubsub dead-letter queue: the dead-letter topic ", topic_name_,
+      " does not exist; it must exist: create it before starting the job, "
+      "gcpstream never creates it"));
 }
 
 }  // namespace gcpstream::pubsub

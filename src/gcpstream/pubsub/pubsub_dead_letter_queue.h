@@ -2,9 +2,7 @@
 #define GCPSTREAM_PUBSUB_PUBSUB_DEAD_LETTER_QUEUE_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include <grpcpp/channel.h>
@@ -15,13 +13,14 @@
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/base/clock.h"
 #include "gcpstream/base/dead_letter_queue.h"
-#include "gcpstream/base/metrics.h"
 #include "gcpstream/base/retry_policy.h"
-#include "gcpstream/connector/completions.h"
+#include "gcpstream/connector/client_options.h"
 #include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/pubsub/publish_batcher.h"
+#include "gcpstream/pubsub/publish_engine.h"
 #include "gcpstream/pubsub/publisher_stub.h"
+#include "gcpstream/pubsub/topic_destination.h"
 #include "gcpstream/runtime/mailbox.h"
 
 namespace gcpstream::pubsub {
@@ -37,7 +36,9 @@ inline constexpr char kDlqMaxInFlightMessagesKey[] = "max-in-flight-messages";
 inline constexpr char kDlqAttributesDropped[] = "dlq-attributes-dropped";
 inline constexpr char kFlushTimeoutKey[] = "flush-timeout";
 
-struct PubSubDeadLetterQueueOptions {
+// channel, clock, make_timer, make_stub: see ClientOptions.
+struct PubSubDeadLetterQueueOptions
+    : connector::ClientOptions<PublisherStubFactory> {
   // project, topic: the dead-letter topic, which must already exist.
   std::string project;
   std::string topic;
@@ -46,29 +47,16 @@ struct PubSubDeadLetterQueueOptions {
   // completions) while more are outstanding, so memory stays bounded during
   // a flood of refusals. 0 writes through (each Offer waits for its own
   // acknowledgement); -1 never waits in Offer (full batches are still sent
-  // as they fill; the rest at Flush).
+  // as they fill, partial ones at max-batch-delay; the rest at Flush).
   int64_t max_outstanding_messages = 1000;
   // flush-timeout: how long Flush() (and a waiting Offer()) waits for
   // acknowledgements. Expiry fails the checkpoint and drops nothing: the
   // failures stay pending and the next Flush() waits for them again.
   absl::Duration flush_timeout = absl::Seconds(60);
-  // max-batch-messages, max-batch-bytes, max-batch-delay. A partial batch
-  // older than max-batch-delay is sent at the next Offer(); Flush() sends
-  // whatever is left.
+  // max-batch-messages, max-batch-bytes, max-batch-delay.
   PublishBatcherOptions batching;
   // Retries of transient publish errors; exhausting them fails the job.
   RetryOptions retry;
-  // Where to connect; by default PUBSUB_EMULATOR_HOST, else production.
-  auth::ChannelOptions channel;
-  // Time for batch ages and retry deadlines; null means the timer's clock.
-  // Must outlive the queue.
-  const Clock* clock = nullptr;
-  // The queue's timer (retry backoff, flush-timeout); null means real time
-  // (tests pass a ManualTimer).
-  connector::TimerFactory make_timer;
-  // The bottom of the queue's Publisher stub; null means gRPC (tests pass
-  // a mock, under the same decorators).
-  PublisherStubFactory make_stub;
 };
 
 // InvalidArgument naming the option key when an option is unusable.
@@ -86,13 +74,17 @@ PubSubDeadLetterQueueOptionTable();
 // that fit Pub/Sub's limits (100 attributes, 256-byte keys, 1024-byte
 // values); the others are left out and counted in dlq-attributes-dropped.
 //
-// Threading: every method runs on the writer's task thread. Publishes use
-// gRPC's callback API; a completion only posts a mail to `executor`, and the
-// queue's state changes when the task thread runs that mail (at its next
-// yield, e.g. inside Flush()). Retry backoff and the flush-timeout are mails
-// of the queue's task timer. So the task thread never blocks on the
-// network except where it must wait: Flush(), and Offer() above
-// max-in-flight-messages.
+// It is the Pub/Sub sink's engine with a fixed topic, create-never and a
+// fail-job handler (a dead-letter queue has nothing behind it: a failure
+// the service refuses fails the job), plus what only a queue does: the
+// topic check at Open(), a size check that refuses one failure without
+// failing the queue, and waits bounded by flush-timeout that leave the
+// failures pending.
+//
+// Threading: every method runs on the writer's task thread; gRPC
+// completions and the engine's timer only post mails to `executor`, run
+// when the task yields (inside Flush(), or Offer() above
+// max-in-flight-messages).
 //
 // Delivery: at-least-once. Flush() returns OK once every offered failure is
 // acknowledged; a replay after a restart may publish a failure again.
@@ -108,7 +100,6 @@ class PubSubDeadLetterQueue final : public DeadLetterQueue {
   static absl::StatusOr<std::unique_ptr<PubSubDeadLetterQueue>> Create(
       PubSubDeadLetterQueueOptions options, runtime::MailboxExecutor executor);
 
-  // Cancels outstanding publishes and waits until gRPC let go of them.
   // Public for std::make_unique only: use Create().
   struct ConstructorKey {
     explicit ConstructorKey() = default;
@@ -117,6 +108,7 @@ class PubSubDeadLetterQueue final : public DeadLetterQueue {
                         runtime::MailboxExecutor executor,
                         std::shared_ptr<grpc::Channel> channel);
 
+  // Cancels outstanding publishes and waits until gRPC let go of them.
   ~PubSubDeadLetterQueue() override;
   PubSubDeadLetterQueue(const PubSubDeadLetterQueue&) = delete;
   PubSubDeadLetterQueue& operator=(const PubSubDeadLetterQueue&) = delete;
@@ -143,51 +135,38 @@ class PubSubDeadLetterQueue final : public DeadLetterQueue {
   // "projects/<project>/topics/<topic>".
   const std::string& topic_name() const { return topic_name_; }
   // Offered and not yet acknowledged (buffered included).
-  int64_t outstanding() const { return outstanding_; }
+  int64_t outstanding() const {
+    return engine_ == nullptr ? 0 : engine_->in_flight_messages();
+  }
 
   // The message a failure is published as.
   static google::pubsub::v1::PubsubMessage ToMessage(
       const FailedElement& failure);
 
  private:
-  struct Call;
   struct TopicCheck;
 
   absl::Status CheckOpen(const char* method) const;
   // NotFound when the service says the topic does not exist, else OK.
   absl::Status CheckTopicExists();
-  // Sends the open batch, if any.
-  void SendBuffered();
-  void StartAttempt(Call& call);
-  void OnPublishDone(uint64_t id, const absl::Status& status);
-  void OnRetryDue(uint64_t id);
   // Waits until at most `limit` failures are outstanding or a publish
   // failed; `why` names what waited, for the timeout error.
   absl::Status WaitForOutstanding(int64_t limit, const char* why);
+  // The engine's failure, said as the queue's.
   absl::Status PublishError(const absl::Status& status) const;
-  // Cancels every call and timer mail and waits for their callbacks.
-  void CancelAll();
 
   const PubSubDeadLetterQueueOptions options_;
   runtime::MailboxExecutor executor_;
   std::unique_ptr<connector::TaskTimer> timer_;
-  const Clock& clock_;
   std::shared_ptr<grpc::Channel> channel_;
+  // For the topic check; the engine has its own.
   std::shared_ptr<PublisherStub> stub_;
+  const TopicDestination topic_;
   const std::string topic_name_;
-  // The RPC callbacks of the current Open(); a new one after each Close().
-  std::unique_ptr<connector::Completions> completions_;
-
-  bool open_ = false;
-  std::optional<PublishBatcher> batcher_;
-  // Calls in flight or waiting for a retry, by id.
-  std::map<uint64_t, std::unique_ptr<Call>> calls_;
-  uint64_t next_call_id_ = 0;
-  int64_t outstanding_ = 0;
-  // The first publish error; sticks until the next Open().
-  absl::Status failure_;
-  std::shared_ptr<Counter> published_;
-  std::shared_ptr<Gauge> outstanding_gauge_;
+  // Checks a failure's message against the request limits.
+  const PublishBatcher size_check_;
+  // The publishing of the current Open(); null when closed.
+  std::unique_ptr<PublishEngine> engine_;
 };
 
 }  // namespace gcpstream::pubsub

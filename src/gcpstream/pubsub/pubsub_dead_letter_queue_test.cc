@@ -204,6 +204,22 @@ TEST_F(PubSubDeadLetterQueueTest, PermissionDeniedFailsFlushAndSticks) {
   EXPECT_EQ(Published(), "0");
 }
 
+TEST_F(PubSubDeadLetterQueueTest, ARefusedMessageFailsTheQueue) {
+  // A dead-letter queue has no handler behind it: what the service refuses
+  // for good fails the job instead of vanishing.
+  server_->SetDefault(kPublish, Always(Fail(grpc::StatusCode::INVALID_ARGUMENT,
+                                            "attribute value too long")));
+  auto queue = OpenQueue(Options());
+  ASSERT_NE(queue, nullptr);
+  ASSERT_TRUE(queue->Offer(Failure("a")).ok());
+  absl::Status flushed = queue->Flush();
+  EXPECT_EQ(flushed.code(), absl::StatusCode::kInvalidArgument) << flushed;
+  EXPECT_THAT(flushed.message(), AllOf(HasSubstr(kTopicName),
+                                       HasSubstr("attribute value too long")));
+  EXPECT_EQ(queue->Offer(Failure("b")), flushed);
+  EXPECT_EQ(Published(), "0");
+}
+
 TEST_F(PubSubDeadLetterQueueTest, MissingTopicFailsOpen) {
   server_->Enqueue(kGetTopic, Always(Fail(grpc::StatusCode::NOT_FOUND,
                                           "Resource not found")));

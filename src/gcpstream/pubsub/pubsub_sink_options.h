@@ -13,6 +13,7 @@
 #include "gcpstream/base/options.h"
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
+#include "gcpstream/connector/client_options.h"
 #include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/pubsub/publish_batcher.h"
@@ -64,7 +65,8 @@ struct TopicCreateOptions {
   bool enforce_in_transit = false;
 };
 
-struct PubSubSinkOptions {
+// channel, clock, make_timer, make_stub: see ClientOptions.
+struct PubSubSinkOptions : connector::ClientOptions<PublisherStubFactory> {
   // Names the sink in errors, logs and metrics.
   std::string name = "pubsub-sink";
   // max-batch-messages, max-batch-bytes, max-batch-delay (per topic, and
@@ -107,17 +109,6 @@ struct PubSubSinkOptions {
                   .max_delay = absl::Seconds(60),
                   .multiplier = 4.0},
   };
-  // Where to connect; by default PUBSUB_EMULATOR_HOST, else production.
-  auth::ChannelOptions channel;
-  // Batch ages, idle times and retry deadlines; null means the timer's
-  // clock. Must outlive the sink.
-  const Clock* clock = nullptr;
-  // Each writer's timer (batch delay, retry backoff, progress timeout);
-  // null means real time (tests pass a ManualTimer).
-  connector::TimerFactory make_timer;
-  // The bottom of each writer's Publisher stub; null means gRPC (tests
-  // pass a mock, under the same decorators).
-  PublisherStubFactory make_stub;
 };
 
 // InvalidArgument naming the option key when an option is unusable.

@@ -16,6 +16,7 @@
 #include "gcpstream/base/options.h"
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
+#include "gcpstream/connector/client_options.h"
 #include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/spanner/spanner_stub.h"
@@ -95,7 +96,8 @@ inline constexpr int64_t kMaxBatchCellsCeiling = 80'000;
 inline constexpr int64_t kMaxBatchMutationsCeiling = 80'000;
 inline constexpr int64_t kMaxBatchBytesCeiling = int64_t{100} << 20;
 
-struct SpannerSinkOptions {
+// channel, clock, make_timer, make_stub: see ClientOptions.
+struct SpannerSinkOptions : connector::ClientOptions<SpannerStubFactory> {
   // Names the sink in errors, logs and metrics.
   std::string name = "spanner-sink";
   DatabaseDestination database;
@@ -123,16 +125,6 @@ struct SpannerSinkOptions {
   };
   // The deadline of one request (and of the schema and session calls).
   absl::Duration rpc_timeout = absl::Seconds(60);
-  // Where to connect; by default SPANNER_EMULATOR_HOST, else production.
-  auth::ChannelOptions channel;
-  // Failure times; null means the timer's clock. Must outlive the sink.
-  const Clock* clock = nullptr;
-  // Each writer's timer (retry backoff); null means real time (tests pass
-  // a ManualTimer).
-  connector::TimerFactory make_timer;
-  // The bottom of each writer's Spanner stub; null means gRPC (tests pass a
-  // mock, under the same decorators).
-  SpannerStubFactory make_stub;
 };
 
 // InvalidArgument naming the option key when an option is unusable.
