@@ -37,12 +37,12 @@ void RpcLogging::OnEnd(absl::string_view method, const grpc::Status& status,
 RpcDone RpcObservers::Observe(absl::string_view method,
                               const google::protobuf::Message& request,
                               RpcDone done) const {
-  if (observers_.empty()) return done;
-  for (const auto& observer : observers_) observer->OnStart(method, request);
+  if (empty()) return done;
+  for (const auto& observer : *observers_) observer->OnStart(method, request);
   return [observers = observers_, method, started = absl::Now(),
           done = std::move(done)](const grpc::Status& status) {
     const absl::Duration elapsed = absl::Now() - started;
-    for (const auto& observer : observers) {
+    for (const auto& observer : *observers) {
       observer->OnEnd(method, status, elapsed);
     }
     done(status);

@@ -76,7 +76,7 @@ class RpcObservers {
  public:
   RpcObservers() = default;
   explicit RpcObservers(std::vector<std::shared_ptr<RpcObserver>> observers)
-      : observers_(std::move(observers)) {}
+      : observers_(std::make_shared<const Observers>(std::move(observers))) {}
 
   // Tells every observer the call starts and returns `done` wrapped to tell
   // them it ended (before `done` runs). `method` must be a literal: the
@@ -84,10 +84,13 @@ class RpcObservers {
   RpcDone Observe(absl::string_view method,
                   const google::protobuf::Message& request, RpcDone done) const;
 
-  bool empty() const { return observers_.empty(); }
+  bool empty() const { return observers_ == nullptr || observers_->empty(); }
 
  private:
-  std::vector<std::shared_ptr<RpcObserver>> observers_;
+  using Observers = std::vector<std::shared_ptr<RpcObserver>>;
+  // Shared by every call's wrapper: one reference count per call, not one
+  // per observer.
+  std::shared_ptr<const Observers> observers_;
 };
 
 // The usual pair: debug logging under `name`, and latency per method.

@@ -162,6 +162,7 @@ class WriterCore final : public WriterCoreBase {
     }
     return failure();
   }
+  const absl::Status& Route(F&& failed) { return Route(failed); }
 
   // A record the serializer refused: routed with the serializer's status,
   // the record's position, and the payload the serializer attached.

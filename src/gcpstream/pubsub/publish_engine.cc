@@ -176,7 +176,8 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
   // Computed once: the batcher and the caps all count this size.
   absl::StatusOr<int64_t> checked = CheckedMessageSize(message);
   if (!checked.ok()) {
-    Route(topic.ResourceName(), message, checked.status(), /*attempts=*/1);
+    core_.Route(PubSubFailedElement::Of(topic.ResourceName(), message,
+                                        checked.status(), /*attempts=*/1));
     return core_.failure();
   }
   const int64_t bytes = *checked;
@@ -202,7 +203,8 @@ absl::Status PublishEngine::PublishStaged(const TopicDestination& topic,
     last_publisher_is_fixed_ = fixed;
   }
   if (absl::Status refused = publisher->CheckMessage(bytes); !refused.ok()) {
-    Route(publisher->topic_name(), message, refused, /*attempts=*/1);
+    core_.Route(PubSubFailedElement::Of(publisher->topic_name(), message,
+                                        refused, /*attempts=*/1));
     return core_.failure();
   }
   in_flight_->Add(1, bytes);
@@ -329,8 +331,9 @@ void PublishEngine::OnRefusedAlone(Call& call, TopicPublisher& publisher,
       core_.rejection().OnSingleResult(status);
   switch (verdict.kind) {
     case ConfirmationVerdict::kRouted:
-      Route(publisher.topic_name(), call.batch.request.messages(0), status,
-            call.retry->attempts());
+      core_.Route(PubSubFailedElement::Of(publisher.topic_name(),
+                                          call.batch.request.messages(0),
+                                          status, call.retry->attempts()));
       Resolve(calls_.find(call.id), publisher);
       return;
     case ConfirmationVerdict::kRetry:
@@ -413,20 +416,6 @@ void PublishEngine::RepublishParked(TopicPublisher& publisher) {
     StartAttempt(*call, publisher);
   }
   pubsub_metrics_.parked_messages->Set(parked_messages_);
-}
-
-void PublishEngine::Route(const std::string& topic_name,
-                          const PubsubMessage& message,
-                          const absl::Status& status, int attempts) {
-  PubSubFailedElement failed;
-  failed.destination = topic_name;
-  failed.status = status;
-  failed.attempts = attempts;
-  failed.payload = message.data();
-  failed.attributes.insert(message.attributes().begin(),
-                           message.attributes().end());
-  failed.ordering_key = message.ordering_key();
-  core_.Route(failed);
 }
 
 absl::Status PublishEngine::Flush(bool end_of_input) {

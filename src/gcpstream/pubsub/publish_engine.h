@@ -164,11 +164,6 @@ class PublishEngine {
   void Resolve(Calls::iterator it, TopicPublisher& publisher);
   void RepublishParked(TopicPublisher& publisher);
 
-  // Hands one message to the failure handler; fails the writer if it says so.
-  void Route(const std::string& topic_name,
-             const google::pubsub::v1::PubsubMessage& message,
-             const absl::Status& status, int attempts);
-
   void ArmTimer();
   void OnTimer();
   void SendDue(bool all);

@@ -46,7 +46,11 @@ std::shared_ptr<PublisherStub> MakeGrpcPublisherStub(
 void PublisherMetadata::AsyncPublish(grpc::ClientContext& context,
                                      const PublishRequest& request,
                                      PublishResponse& response, RpcDone done) {
-  connector::AddRoutingParam(context, "topic", request.topic());
+  if (request.topic() != last_topic_ || last_param_.empty()) {
+    last_topic_ = request.topic();
+    last_param_ = connector::RoutingParam("topic", last_topic_);
+  }
+  connector::AddRoutingParam(context, last_param_);
   next_->AsyncPublish(context, request, response, std::move(done));
 }
 
@@ -91,9 +95,9 @@ std::shared_ptr<PublisherStub> MakePublisherStub(
     std::shared_ptr<grpc::Channel> channel,
     const PublisherStubFactory& make_bottom,
     connector::RpcObservers observers) {
-  std::shared_ptr<PublisherStub> stub = make_bottom
-                                            ? make_bottom(std::move(channel))
-                                            : MakeGrpcPublisherStub(channel);
+  std::shared_ptr<PublisherStub> stub =
+      make_bottom ? make_bottom(channel)
+                  : MakeGrpcPublisherStub(std::move(channel));
   stub = std::make_shared<PublisherMetadata>(std::move(stub));
   return std::make_shared<PublisherObserved>(std::move(stub),
                                              std::move(observers));

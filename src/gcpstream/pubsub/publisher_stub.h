@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
@@ -41,7 +42,7 @@ class PublisherStub {
 // What the bottom of the stack is made from; null means gRPC over the
 // channel (tests return a mock).
 using PublisherStubFactory = std::function<std::shared_ptr<PublisherStub>(
-    std::shared_ptr<grpc::Channel>)>;
+    const std::shared_ptr<grpc::Channel>&)>;
 
 // The bottom of the stack: gRPC's callback API over `channel`.
 std::shared_ptr<PublisherStub> MakeGrpcPublisherStub(
@@ -49,7 +50,9 @@ std::shared_ptr<PublisherStub> MakeGrpcPublisherStub(
 
 // Adds the routing header Google's clients send (x-goog-request-params:
 // topic=... or, for CreateTopic, name=...) so the front end routes by
-// topic without parsing the request.
+// topic without parsing the request. Not thread-safe, like the writer that
+// owns the stack: it remembers the last topic's encoded header, since a
+// writer mostly publishes to the topic it published to last.
 class PublisherMetadata final : public PublisherStub {
  public:
   explicit PublisherMetadata(std::shared_ptr<PublisherStub> next)
@@ -69,6 +72,8 @@ class PublisherMetadata final : public PublisherStub {
 
  private:
   std::shared_ptr<PublisherStub> next_;
+  std::string last_topic_;
+  std::string last_param_;
 };
 
 // Tells the observers (logging, latency) about every call.

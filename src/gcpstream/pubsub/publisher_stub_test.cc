@@ -153,7 +153,7 @@ class PublishThroughStubTest : public ::testing::Test {
       });
       return timer;
     };
-    options.make_stub = [fake = fake_](std::shared_ptr<grpc::Channel>) {
+    options.make_stub = [fake = fake_](const std::shared_ptr<grpc::Channel>&) {
       return fake;
     };
     PubSubSink<testing::Order> sink(options, testing::OrderTopicResolver("p"),

@@ -120,7 +120,7 @@ absl::string_view DatabaseOf(absl::string_view resource) {
 }
 
 std::shared_ptr<SpannerStub> MakeGrpcSpannerStub(
-    std::shared_ptr<grpc::Channel> channel) {
+    const std::shared_ptr<grpc::Channel>& channel) {
   return std::make_shared<GrpcSpannerStub>(channel);
 }
 
@@ -217,11 +217,10 @@ void SpannerObserved::AsyncGetDatabase(grpc::ClientContext& context,
 }
 
 std::shared_ptr<SpannerStub> MakeSpannerStub(
-    std::shared_ptr<grpc::Channel> channel,
+    const std::shared_ptr<grpc::Channel>& channel,
     const SpannerStubFactory& make_bottom, connector::RpcObservers observers) {
-  std::shared_ptr<SpannerStub> stub = make_bottom
-                                          ? make_bottom(std::move(channel))
-                                          : MakeGrpcSpannerStub(channel);
+  std::shared_ptr<SpannerStub> stub =
+      make_bottom ? make_bottom(channel) : MakeGrpcSpannerStub(channel);
   stub = std::make_shared<SpannerMetadata>(std::move(stub));
   return std::make_shared<SpannerObserved>(std::move(stub),
                                            std::move(observers));

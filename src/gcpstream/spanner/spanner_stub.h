@@ -59,12 +59,12 @@ class SpannerStub {
 
 // What the bottom of the stack is made from; null means gRPC over the
 // channel (tests return a mock).
-using SpannerStubFactory =
-    std::function<std::shared_ptr<SpannerStub>(std::shared_ptr<grpc::Channel>)>;
+using SpannerStubFactory = std::function<std::shared_ptr<SpannerStub>(
+    const std::shared_ptr<grpc::Channel>&)>;
 
 // The bottom of the stack: gRPC's callback API over `channel`.
 std::shared_ptr<SpannerStub> MakeGrpcSpannerStub(
-    std::shared_ptr<grpc::Channel> channel);
+    const std::shared_ptr<grpc::Channel>& channel);
 
 // Adds the metadata Google's clients send: x-goog-request-params with the
 // request's resource field, google-cloud-resource-prefix with its
@@ -148,7 +148,7 @@ class SpannerObserved final : public SpannerStub {
 // The stack: observed(metadata(bottom)), where bottom is `make_bottom`'s
 // stub or, when it is null, gRPC over `channel`.
 std::shared_ptr<SpannerStub> MakeSpannerStub(
-    std::shared_ptr<grpc::Channel> channel,
+    const std::shared_ptr<grpc::Channel>& channel,
     const SpannerStubFactory& make_bottom, connector::RpcObservers observers);
 
 // The database a session or database name belongs to

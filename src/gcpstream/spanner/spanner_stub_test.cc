@@ -204,7 +204,7 @@ class ConnectionThroughStubTest : public ::testing::Test {
     options.database = DatabaseDestination("p", "i", "d");
     options.channel.endpoint = "127.0.0.1:1";  // Never dialled.
     options.channel.plaintext = true;
-    options.make_stub = [fake = fake_](std::shared_ptr<grpc::Channel>) {
+    options.make_stub = [fake = fake_](const std::shared_ptr<grpc::Channel>&) {
       return fake;
     };
     auto connection =
