@@ -183,10 +183,7 @@ absl::Status PubSubDeadLetterQueue::Open(const FailureHandlerContext& context) {
   sink.max_in_flight_bytes = std::numeric_limits<int64_t>::max();
   sink.create_disposition = CreateDisposition::kCreateNever;
   sink.retry = options_.retry;
-  sink.channel = options_.channel;
-  sink.clock = options_.clock;
-  sink.make_timer = options_.make_timer;
-  sink.make_stub = options_.make_stub;
+  static_cast<connector::ClientOptions<PublisherStubFactory>&>(sink) = options_;
   // The engine's own metrics stay private: the sink the queue serves has
   // series of the same names under these labels.
   runtime::SinkWriterContext writer;
