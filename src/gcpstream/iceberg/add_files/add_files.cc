@@ -1,5 +1,6 @@
 #include "gcpstream/iceberg/add_files/add_files.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -13,6 +14,7 @@
 #include "gcpstream/iceberg/catalog/commit_retry.h"
 #include "gcpstream/iceberg/catalog/data_commit.h"
 #include "gcpstream/iceberg/evolution/window_schema.h"
+#include "gcpstream/iceberg/parquet/field_ids.h"
 #include "gcpstream/iceberg/parquet/parquet_schema.h"
 #include "gcpstream/iceberg/spec/name_mapping.h"
 #include "spdlog/spdlog.h"
@@ -186,7 +188,9 @@ class Run {
     absl::StatusOr<LoadedTable> loaded = catalog_.Load(table_);
     if (loaded.ok() || loaded.status().code() != absl::StatusCode::kNotFound) {
       if (!loaded.ok()) return loaded.status();
-      return std::optional<LoadedTable>(*std::move(loaded));
+      absl::StatusOr<LoadedTable> mapped = WithNameMapping(*std::move(loaded));
+      if (!mapped.ok()) return mapped.status();
+      return std::optional<LoadedTable>(*std::move(mapped));
     }
     for (const FileToRegister& file : files_) {
       absl::StatusOr<Schema> schema = ConvertParquetSchema(file.footer);
@@ -213,6 +217,41 @@ class Run {
                                     "create it"));
     }
     return std::optional<LoadedTable>();
+  }
+
+  // Files without field ids are registered through the name mapping, and
+  // readers find it only in the table's properties: when the stored one
+  // does not cover the schema (tables pyiceberg and Java create have none),
+  // the repaired mapping is committed before any such file's data.
+  absl::StatusOr<LoadedTable> WithNameMapping(LoadedTable table) {
+    if (options_.dry_run || std::all_of(files_.begin(), files_.end(),
+                                        [](const FileToRegister& file) {
+                                          return HasFieldIds(file.footer);
+                                        })) {
+      return table;
+    }
+    absl::Status status = RetryCommit(
+        CommitRetryOptionsFor(table.metadata.properties),
+        [&]() -> absl::Status {
+          absl::StatusOr<LoadedTable> base = catalog_.Load(table_);
+          if (!base.ok()) return base.status();
+          std::optional<std::string> mapping = RepairedNameMapping(
+              base->metadata, *base->metadata.CurrentSchema());
+          if (!mapping.has_value()) {
+            table = *std::move(base);
+            return absl::OkStatus();
+          }
+          TableChange change;
+          change.set_properties[kNameMappingProperty] = *std::move(mapping);
+          absl::StatusOr<LoadedTable> committed =
+              catalog_.Commit(table_, *base, change);
+          if (!committed.ok()) return committed.status();
+          table = *std::move(committed);
+          ++result_.counters.schema_commits;
+          return absl::OkStatus();
+        });
+    if (!status.ok()) return status;
+    return table;
   }
 
   absl::Status Register(const LoadedTable& table) {

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -70,8 +71,26 @@ int HighestVersionOnDisk(const std::string& metadata_dir) {
 
 }  // namespace
 
+namespace {
+
+// Locations written into metadata must not depend on where the writer ran:
+// a relative warehouse is made absolute (URIs are kept as given).
+std::string AbsoluteWarehouse(const std::string& warehouse) {
+  if (absl::StrContains(warehouse, "://") || warehouse.empty()) {
+    return warehouse;
+  }
+  std::error_code error;
+  std::filesystem::path absolute = std::filesystem::absolute(warehouse, error);
+  if (error) return warehouse;
+  std::string out = absolute.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
 FilesystemCatalog::FilesystemCatalog(std::string warehouse)
-    : warehouse_(std::move(warehouse)) {}
+    : warehouse_(AbsoluteWarehouse(warehouse)) {}
 
 std::string FilesystemCatalog::TableLocation(
     const TableIdentifier& table) const {

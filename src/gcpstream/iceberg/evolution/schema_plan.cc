@@ -1,7 +1,6 @@
 #include "gcpstream/iceberg/evolution/schema_plan.h"
 
 #include <algorithm>
-#include <iterator>
 #include <map>
 #include <utility>
 
@@ -191,22 +190,19 @@ Schema SchemaGroup::Effective() const {
 }
 
 std::vector<SchemaGroup> GroupBySchema(const std::vector<FileSchema>& files) {
+  // Keyed by schema and null evidence: a file is judged by its own
+  // footer, never refused for a null in a sibling of the same schema.
   std::map<std::string, SchemaGroup> by_json;
   for (const FileSchema& file : files) {
     const std::string json = SchemaToJson(file.schema);
-    auto [it, first] = by_json.try_emplace(json);
+    const std::string key =
+        absl::StrCat(json, "\n", absl::StrJoin(file.null_free_columns, ","));
+    auto [it, first] = by_json.try_emplace(key);
     SchemaGroup& group = it->second;
     if (first) {
       group.schema = file.schema;
       group.canonical_json = json;
       group.null_free_columns = file.null_free_columns;
-    } else {
-      std::vector<std::string> both;
-      std::set_intersection(
-          group.null_free_columns.begin(), group.null_free_columns.end(),
-          file.null_free_columns.begin(), file.null_free_columns.end(),
-          std::back_inserter(both));
-      group.null_free_columns = std::move(both);
     }
     group.files.push_back(file.path);
   }

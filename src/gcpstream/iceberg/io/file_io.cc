@@ -25,6 +25,13 @@ absl::StatusOr<int64_t> LocalFileIO::Size(const std::string& path_or_uri) {
   if (error == std::errc::no_such_file_or_directory) {
     return absl::NotFoundError(absl::StrCat(path, ": no such file"));
   }
+  if (error == std::errc::is_a_directory ||
+      (error && std::filesystem::is_directory(path))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        ": is a directory, not a Parquet file (Spark names its output "
+        "directories *.parquet): list the part files inside it instead"));
+  }
   if (error) {
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot read its size: ", error.message()));

@@ -119,6 +119,14 @@ absl::Status CheckFileIds(const std::vector<PathedField>& file_fields,
 
 }  // namespace
 
+bool HasFieldIds(const ParquetFooter& footer) {
+  // The root (element 0) is the message, whose id no reader uses.
+  for (size_t i = 1; i < footer.schema.size(); ++i) {
+    if (footer.schema[i].field_id.has_value()) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<std::vector<std::optional<ResolvedLeaf>>> ResolveFieldIds(
     const ParquetFooter& footer, const Schema& file_schema,
     const TableMetadata& table) {
@@ -136,10 +144,7 @@ absl::StatusOr<std::vector<std::optional<ResolvedLeaf>>> ResolveFieldIds(
         "the file's columns do not map one to one to Iceberg fields "
         "(variant columns are not supported)");
   }
-  bool file_has_ids = false;
-  for (size_t i = 1; i < footer.schema.size(); ++i) {
-    file_has_ids |= footer.schema[i].field_id.has_value();
-  }
+  const bool file_has_ids = HasFieldIds(footer);
   const std::vector<PathedField> current_fields = Flatten(*current);
   const NameMapping mapping = ReadersMapping(table, *current);
   if (file_has_ids) {

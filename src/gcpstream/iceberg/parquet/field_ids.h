@@ -26,6 +26,10 @@ struct ResolvedLeaf {
   Type table_type;
 };
 
+// Whether the file's columns carry field ids; a file without them is read
+// through the table's name mapping.
+bool HasFieldIds(const ParquetFooter& footer);
+
 // The table column each leaf of the file (the footer's leaves in order)
 // will be read as; nullopt for a leaf the table has no column for (it gets
 // no metrics). `file_schema` is ConvertParquetSchema(footer).

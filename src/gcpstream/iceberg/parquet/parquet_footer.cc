@@ -10,6 +10,7 @@
 #include <memory>
 #include <new>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gcpstream/iceberg/parquet/parquet_footer_types.h"
@@ -27,6 +28,13 @@ constexpr int64_t kMinFileBytes = 4 + kTrailerBytes;
 
 absl::Status Corrupt(absl::string_view what) {
   return absl::DataLossError(absl::StrCat("corrupt Parquet footer: ", what));
+}
+
+// Thrift's messages may end in the offending byte, unprintable as it is.
+absl::Status Undecodable(absl::string_view what) {
+  return Corrupt(absl::StrCat(
+      "expected a Thrift compact-encoded FileMetaData, could not decode it (",
+      absl::CHexEscape(what), ")"));
 }
 
 absl::Status Prefixed(const std::string& path, const absl::Status& status) {
@@ -59,9 +67,9 @@ absl::StatusOr<wire::FileMetaData> Deserialize(absl::string_view metadata) {
   try {
     decoded.read(&protocol);
   } catch (const apache::thrift::TException& error) {
-    return Corrupt(error.what());
+    return Undecodable(error.what());
   } catch (const std::length_error& error) {
-    return Corrupt(error.what());
+    return Undecodable(error.what());
   } catch (const std::bad_alloc&) {
     // Counts are bounded by the footer's size, but a large corrupt footer
     // can still ask for more memory than there is.

@@ -205,8 +205,19 @@ class Converter {
           return Primitive(TypeKind::kTime);
         case LogicalKind::kTimestamp:
           if (logical->unit == ParquetTimeUnit::kNanos) {
-            return Primitive(logical->adjusted_to_utc ? TypeKind::kTimestampTzNs
-                                                      : TypeKind::kTimestampNs);
+            // timestamp_ns exists from format version 3 only; readers of
+            // a version 2 table refuse it or misread the values.
+            return Unsupported(
+                path, absl::StrCat(
+                          "nanosecond timestamps (",
+                          logical->adjusted_to_utc ? "timestamptz_ns"
+                                                   : "timestamp_ns",
+                          ") exist in Iceberg from format version 3 only, and "
+                          "add-files writes format version 2 tables; write the "
+                          "column in microseconds (pyarrow: cast to "
+                          "pa.timestamp(\"us\"); pandas: to_parquet(..., "
+                          "coerce_timestamps=\"us\", "
+                          "allow_truncated_timestamps=True))"));
           }
           return Primitive(logical->adjusted_to_utc ? TypeKind::kTimestampTz
                                                     : TypeKind::kTimestamp);

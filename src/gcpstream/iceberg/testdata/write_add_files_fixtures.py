@@ -96,6 +96,20 @@ FIXTURES = {
     "events_null_kind": lambda: (events(3, [None]), {}),
     "events_some_null_kind": lambda: (events(3, ["a", None]), {}),
     "by_path/at_day=2026-01-04/kind=c/events": lambda: (events(4, ["c"]), {}),
+    # Nanosecond timestamps, as pandas writes them by default.
+    "events_ns": lambda: (pa.table({
+        "id": pa.array([1], pa.int64()),
+        "at": pa.array([datetime.datetime(2026, 1, 1, 1)],
+                       pa.timestamp("ns", "UTC")),
+    }), {"version": "2.6"}),
+    # Two files of one schema (code declared optional): one with a null in
+    # code, one without.
+    "codes_with_null": lambda: (pa.table({
+        "id": pa.array([1, 2], pa.int64()),
+        "code": pa.array(["a", None], pa.string())}), {}),
+    "codes_without_null": lambda: (pa.table({
+        "id": pa.array([3, 4], pa.int64()),
+        "code": pa.array(["b", "c"], pa.string())}), {}),
 }
 
 
@@ -108,6 +122,10 @@ def main():
         pq.write_table(table, out / f"{name}.parquet", **options)
     (out / "corrupt.parquet").write_bytes(b"PAR1" + b"\x00" * 64 + b"PAR1")
     (out / "notes.txt").write_text("not a data file\n")
+    # Spark names its output directories *.parquet.
+    spark = out / "spark_output.parquet"
+    spark.mkdir(exist_ok=True)
+    pq.write_table(FIXTURES["orders_a"]()[0], spark / "part-00000.parquet")
 
 
 if __name__ == "__main__":
