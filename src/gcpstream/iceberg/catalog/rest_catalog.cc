@@ -28,16 +28,34 @@ std::string Escape(const std::string& segment) {
   return escaped == nullptr ? segment : std::string(escaped.get());
 }
 
-// The server's own message from an error response (`{"error": {...}}`),
-// or the body's start.
-std::string ServerMessage(const HttpResponse& response) {
+// The error object of an error response (`{"error": {...}}`), if any.
+Json ServerError(const HttpResponse& response) {
   Json body = Json::parse(response.body, nullptr, false);
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
-    const Json& error = body["error"];
+    return body["error"];
+  }
+  return Json();
+}
+
+// The server's own message from an error response, or the body's start.
+std::string ServerMessage(const HttpResponse& response, const Json& error) {
+  if (error.is_object()) {
     return absl::StrCat(error.value("type", "error"), ": ",
                         error.value("message", ""));
   }
   return response.body.substr(0, 512);
+}
+
+// Java catalogs answer 500 for exceptions their handlers do not map, among
+// them the validation of a request before anything is written ("Invalid
+// schema for v2"): the same request is refused again, so it is not retried.
+bool IsValidationRefusal(const Json& error) {
+  if (!error.is_object()) return false;
+  const std::string type = error.value("type", "");
+  return type == "IllegalArgumentException" ||
+         type == "IllegalStateException" || type == "ValidationException" ||
+         type == "BadRequestException" ||
+         type == "UnsupportedOperationException";
 }
 
 // The status a response stands for; OK for 2xx.
@@ -46,9 +64,16 @@ absl::Status StatusOf(const HttpRequest& request, const HttpResponse& response,
   if (response.status >= 200 && response.status < 300) {
     return absl::OkStatus();
   }
+  const Json error = ServerError(response);
   const std::string what =
       absl::StrCat(request.method, " ", request.url, " answered ",
-                   response.status, " (", ServerMessage(response), ")");
+                   response.status, " (", ServerMessage(response, error), ")");
+  if (response.status >= 500 && IsValidationRefusal(error)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what,
+                     "; the catalog refused the request itself, so it "
+                     "is not retried"));
+  }
   switch (response.status) {
     case 404:
       return absl::NotFoundError(what);

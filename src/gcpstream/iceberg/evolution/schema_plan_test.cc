@@ -53,10 +53,10 @@ std::vector<std::string> Names(const Schema& schema) {
   return out;
 }
 
-TEST(GroupBySchemaTest, SameColumnsInAnyOrderGroupAndShareOnlyCommonEvidence) {
+TEST(GroupBySchemaTest, SameColumnsInAnyOrderGroupWhenTheirEvidenceIsEqual) {
   const std::vector<SchemaGroup> groups = Groups({
       File("a.parquet", {Optional(1, "x", Long()), Optional(2, "y", Long())},
-           {"x", "y"}),
+           {"x"}),
       File("b.parquet", {Optional(1, "z", Long())}),
       File("c.parquet", {Optional(1, "y", Long()), Optional(2, "x", Long())},
            {"x"}),
@@ -67,6 +67,25 @@ TEST(GroupBySchemaTest, SameColumnsInAnyOrderGroupAndShareOnlyCommonEvidence) {
   EXPECT_THAT(Names(groups[0].Effective()),
               ElementsAre("1:x:long:required", "2:y:long"));
   EXPECT_THAT(groups[1].files, ElementsAre("b.parquet"));
+}
+
+// A file is judged by its own footer: a sibling's null must not take away
+// the evidence that lets a clean file fill a required column.
+TEST(GroupBySchemaTest, FilesOfOneSchemaKeepTheirOwnNullEvidence) {
+  const std::vector<SchemaGroup> groups = Groups({
+      File("ok.parquet", {Optional(1, "code", Long())}, {"code"}),
+      File("bad.parquet", {Optional(1, "code", Long())}),
+  });
+  ASSERT_EQ(groups.size(), 2U);
+  for (const SchemaGroup& group : groups) {
+    ASSERT_EQ(group.files.size(), 1U);
+    if (group.files[0] == "ok.parquet") {
+      EXPECT_THAT(Names(group.Effective()),
+                  ElementsAre("1:code:long:required"));
+    } else {
+      EXPECT_THAT(Names(group.Effective()), ElementsAre("1:code:long"));
+    }
+  }
 }
 
 TEST(PlanWindowTest, CoveredFilesChangeNothing) {

@@ -147,7 +147,7 @@ std::vector<std::string> TypeNames(const Schema& schema) {
 
 TEST(ParquetSchemaTest, PrimitivesMapByLogicalConvertedAndPhysicalType) {
   FooterBuilder b;
-  b.TopLevel(22)
+  b.TopLevel(20)
       .Leaf("s", Rep::kOptional, Phys::kByteArray,
             FooterBuilder::Logical(Kind::kString))
       .Leaf("j", Rep::kOptional, Phys::kByteArray,
@@ -165,10 +165,6 @@ TEST(ParquetSchemaTest, PrimitivesMapByLogicalConvertedAndPhysicalType) {
             Timestamp(ParquetTimeUnit::kMicros, false))
       .Leaf("tstz", Rep::kOptional, Phys::kInt64,
             Timestamp(ParquetTimeUnit::kMillis, true))
-      .Leaf("tsns", Rep::kOptional, Phys::kInt64,
-            Timestamp(ParquetTimeUnit::kNanos, false))
-      .Leaf("tstzns", Rep::kOptional, Phys::kInt64,
-            Timestamp(ParquetTimeUnit::kNanos, true))
       .Leaf("i8", Rep::kOptional, Phys::kInt32, Integer(8, true))
       .Leaf("u16", Rep::kOptional, Phys::kInt32, Integer(16, false))
       .Leaf("u32", Rep::kOptional, Phys::kInt32, Integer(32, false))
@@ -184,10 +180,9 @@ TEST(ParquetSchemaTest, PrimitivesMapByLogicalConvertedAndPhysicalType) {
   EXPECT_THAT(
       TypeNames(Convert(b)),
       ElementsAre("string", "string", "binary", "binary", "decimal(20, 4)",
-                  "fixed[0]", "date", "time", "timestamp", "timestamptz",
-                  "timestamp_ns", "timestamptz_ns", "int", "int", "long",
-                  "long", "timestamptz", "float", "boolean", "uuid", "string",
-                  "timestamptz"));
+                  "fixed[0]", "date", "time", "timestamp", "timestamptz", "int",
+                  "int", "long", "long", "timestamptz", "float", "boolean",
+                  "uuid", "string", "timestamptz"));
 }
 
 TEST(ParquetSchemaTest, TypesWithoutAnIcebergEquivalentNameTheColumn) {
@@ -211,6 +206,15 @@ TEST(ParquetSchemaTest, TypesWithoutAnIcebergEquivalentNameTheColumn) {
     b.TopLevel(1).Converted("i", Phys::kFixedLenByteArray,
                             ParquetConvertedType::kInterval);
     cases.push_back({b, "column 'i': INTERVAL has no Iceberg type"});
+  }
+  // timestamp_ns exists from format version 3; tables here are version 2.
+  for (const bool utc : {false, true}) {
+    FooterBuilder b;
+    b.TopLevel(1).Leaf("at", Rep::kOptional, Phys::kInt64,
+                       Timestamp(ParquetTimeUnit::kNanos, utc));
+    cases.push_back(
+        {b, utc ? "column 'at': nanosecond timestamps (timestamptz_ns)"
+                : "column 'at': nanosecond timestamps (timestamp_ns)"});
   }
   {
     FooterBuilder b;
