@@ -79,7 +79,7 @@ TEST_P(AddFilesTest, NanosecondTimestampsAreRefusedNamingTheColumn) {
   absl::StatusOr<AddFilesResult> result =
       Add({"events_ns.parquet", "orders_a.parquet"});
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(ErrorFiles(*result), ElementsAre("events_ns.parquet"));
+  ASSERT_THAT(ErrorFiles(*result), ElementsAre("events_ns.parquet"));
   EXPECT_THAT(result->errors[0].error,
               HasSubstr("column 'at': nanosecond timestamps (timestamptz_ns)"));
   EXPECT_THAT(result->errors[0].error, HasSubstr("microseconds"));
@@ -114,7 +114,7 @@ TEST_P(AddFilesTest, EachFileIsJudgedByItsOwnNullEvidence) {
   absl::StatusOr<AddFilesResult> result =
       Add({"codes_with_null.parquet", "codes_without_null.parquet"}, options);
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(ErrorFiles(*result), ElementsAre("codes_with_null.parquet"));
+  ASSERT_THAT(ErrorFiles(*result), ElementsAre("codes_with_null.parquet"));
   EXPECT_THAT(result->errors[0].error, HasSubstr("allow-field-relaxation"));
   EXPECT_EQ(result->counters.data_files_added, 1);
   const Json checked = Check({"codes_without_null.parquet"});
@@ -154,7 +154,7 @@ TEST_P(AddFilesTest, ADirectoryNamedLikeAParquetFileIsAnErrorRow) {
   absl::StatusOr<AddFilesResult> result =
       Add({"spark_output.parquet", "orders_a.parquet"});
   ASSERT_TRUE(result.ok()) << result.status();
-  EXPECT_THAT(ErrorFiles(*result), ElementsAre("spark_output.parquet"));
+  ASSERT_THAT(ErrorFiles(*result), ElementsAre("spark_output.parquet"));
   EXPECT_THAT(result->errors[0].error, HasSubstr("is a directory"));
   EXPECT_THAT(result->errors[0].error, HasSubstr("part files"));
   EXPECT_EQ(result->counters.data_files_added, 1);

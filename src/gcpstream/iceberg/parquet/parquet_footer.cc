@@ -10,7 +10,7 @@
 #include <memory>
 #include <new>
 
-#include "absl/strings/escaping.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gcpstream/iceberg/parquet/parquet_footer_types.h"
@@ -32,9 +32,18 @@ absl::Status Corrupt(absl::string_view what) {
 
 // Thrift's messages may end in the offending byte, unprintable as it is.
 absl::Status Undecodable(absl::string_view what) {
+  std::string printable;
+  for (const char c : what) {
+    if (absl::ascii_isprint(static_cast<unsigned char>(c))) {
+      printable.push_back(c);
+    } else {
+      absl::StrAppend(&printable, "\\x",
+                      absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+    }
+  }
   return Corrupt(absl::StrCat(
       "expected a Thrift compact-encoded FileMetaData, could not decode it (",
-      absl::CHexEscape(what), ")"));
+      printable, ")"));
 }
 
 absl::Status Prefixed(const std::string& path, const absl::Status& status) {
