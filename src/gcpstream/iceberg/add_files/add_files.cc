@@ -224,10 +224,10 @@ class Run {
   // does not cover the schema (tables pyiceberg and Java create have none),
   // the repaired mapping is committed before any such file's data.
   absl::StatusOr<LoadedTable> WithNameMapping(LoadedTable table) {
-    if (options_.dry_run || std::all_of(files_.begin(), files_.end(),
-                                        [](const FileToRegister& file) {
-                                          return HasFieldIds(file.footer);
-                                        })) {
+    if (std::all_of(files_.begin(), files_.end(),
+                    [](const FileToRegister& file) {
+                      return HasFieldIds(file.footer);
+                    })) {
       return table;
     }
     absl::Status status = RetryCommit(
