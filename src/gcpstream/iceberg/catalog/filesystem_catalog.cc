@@ -69,13 +69,9 @@ int HighestVersionOnDisk(const std::string& metadata_dir) {
   return highest;
 }
 
-}  // namespace
-
-namespace {
-
 // Locations written into metadata must not depend on where the writer ran:
 // a relative warehouse is made absolute (URIs are kept as given).
-std::string AbsoluteWarehouse(const std::string& warehouse) {
+std::string AbsoluteWarehouse(std::string warehouse) {
   if (absl::StrContains(warehouse, "://") || warehouse.empty()) {
     return warehouse;
   }
@@ -90,7 +86,7 @@ std::string AbsoluteWarehouse(const std::string& warehouse) {
 }  // namespace
 
 FilesystemCatalog::FilesystemCatalog(std::string warehouse)
-    : warehouse_(AbsoluteWarehouse(warehouse)) {}
+    : warehouse_(AbsoluteWarehouse(std::move(warehouse))) {}
 
 std::string FilesystemCatalog::TableLocation(
     const TableIdentifier& table) const {
