@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "gcpstream/bigtable/bigtable_sink_options.h"
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/pubsub/pubsub_dead_letter_queue.h"
 #include "gcpstream/pubsub/pubsub_sink_options.h"
@@ -128,6 +129,14 @@ constexpr char kSpannerSink[] =
     "    database: d\n"
     "    table: T\n"
     "    columns: {Id: id}\n";
+constexpr char kBigtableSink[] =
+    "  - type: bigtable\n"
+    "    project: p\n"
+    "    instance: i\n"
+    "    table: t\n"
+    "    row-key: '{id}'\n"
+    "    family: cf\n"
+    "    columns: {q: id}\n";
 constexpr char kPubSubQueue[] =
     "    failure-handler:\n"
     "      type: dead-letter-queue\n"
@@ -151,6 +160,17 @@ TEST(OptionTablesTest, SpannerSinkOptionsAreTheDocumentedOnes) {
   ExpectDocumented(spanner::SpannerSinkOptionTable(),
                    {"project", "instance", "database"}, "spanner.md",
                    "## Options");
+}
+
+TEST(OptionTablesTest, BigtableSinkOptionsAreTheDocumentedOnes) {
+  ExpectDocumented(bigtable::BigtableSinkOptionTable(), {"project", "instance"},
+                   "bigtable.md", "## Options");
+}
+
+TEST(OptionTablesTest, EveryBigtableOptionIsSettableInAPipelineFile) {
+  absl::Status built = Build(absl::StrCat(
+      kBigtableSink, EveryOption(bigtable::BigtableSinkOptionTable(), "    ")));
+  EXPECT_TRUE(built.ok()) << built;
 }
 
 TEST(OptionTablesTest, EveryPubSubOptionIsSettableInAPipelineFile) {

@@ -29,6 +29,8 @@ class EntryOutcomes {
 
   size_t size() const { return statuses_.size(); }
   bool reported(size_t index) const { return reported_[index]; }
+  // The status reported for entry `index` (OK when none was).
+  const absl::Status& status(size_t index) const { return statuses_[index]; }
 
   // Every entry sorted by `table`'s entry level, and the request's own
   // status by its request level.

@@ -18,6 +18,7 @@
 #include "gcpstream/pubsub/pubsub_sink.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
+#include "gcpstream/testing/sink_test_task.h"
 
 namespace gcpstream::pubsub::testing {
 
@@ -59,73 +60,16 @@ OrderTopicResolver(std::string project) {
       });
 }
 
-// Keeps every failed element it is handed.
-class RecordingHandler final : public FailureHandler<PubSubFailedElement> {
- public:
-  explicit RecordingHandler(
-      std::shared_ptr<std::vector<PubSubFailedElement>> out)
-      : out_(std::move(out)) {}
-  absl::Status Open(const FailureHandlerContext&) override {
-    return absl::OkStatus();
-  }
-  absl::Status Handle(const PubSubFailedElement& failure) override {
-    out_->push_back(failure);
-    return absl::OkStatus();
-  }
-  absl::Status Flush() override { return absl::OkStatus(); }
-  void Close() override {}
-
- private:
-  std::shared_ptr<std::vector<PubSubFailedElement>> out_;
-};
+using RecordingHandler =
+    ::gcpstream::testing::RecordingHandler<PubSubFailedElement>;
 
 inline PubSubFailureHandlerFactory Recording(
     const std::shared_ptr<std::vector<PubSubFailedElement>>& out) {
-  return [out](const runtime::SinkWriterContext&)
-             -> absl::StatusOr<std::unique_ptr<PublishEngine::Handler>> {
-    return std::make_unique<RecordingHandler>(out);
-  };
+  return ::gcpstream::testing::RecordingFactory(out);
 }
 
 // The test thread stands in for a subtask's task thread.
-class FakeTask {
- public:
-  runtime::SinkWriterContext Context() {
-    runtime::SinkWriterContext context;
-    context.pipeline = "test";
-    context.sink_name = "pubsub";
-    context.mailbox = runtime::MailboxExecutor(&mailbox_);
-    context.metrics = &registry_;
-    return context;
-  }
-
-  absl::Status Write(runtime::SinkWriter<Order>& writer, const Order& order) {
-    WriterContext context;
-    context.record_position = position_++;
-    return writer.Write(order, context);
-  }
-
-  // The value of the one series of `metric`, as a scraper reads it; "" when
-  // absent.
-  std::string Metric(absl::string_view metric) const {
-    for (absl::string_view line :
-         absl::StrSplit(registry_.ExportPrometheusText(), '\n')) {
-      if (absl::StartsWith(line, absl::StrCat(metric, "{"))) {
-        return std::string(line.substr(line.rfind(' ') + 1));
-      }
-    }
-    return "";
-  }
-
-  runtime::MailboxExecutor executor() {
-    return runtime::MailboxExecutor(&mailbox_);
-  }
-
- private:
-  runtime::Mailbox mailbox_{std::make_shared<runtime::TaskSignal>()};
-  MetricsRegistry registry_;
-  int64_t position_ = 0;
-};
+using FakeTask = ::gcpstream::testing::SinkTestTask;
 
 }  // namespace gcpstream::pubsub::testing
 

@@ -5,6 +5,7 @@
 #include <grpcpp/support/client_callback.h>
 
 #include "gcpstream/connector/request_metadata.h"
+#include "gcpstream/connector/stream_reader.h"
 
 namespace gcpstream::spanner {
 namespace {
@@ -13,46 +14,6 @@ namespace admin = ::google::spanner::admin::database::v1;
 namespace v1 = ::google::spanner::v1;
 using ::gcpstream::connector::RpcDone;
 using ::gcpstream::connector::RpcOnResponse;
-
-// Reads one BatchWrite stream on gRPC's threads and owns itself until the
-// stream is done.
-class BatchWriteReader final
-    : public grpc::ClientReadReactor<v1::BatchWriteResponse> {
- public:
-  static void Start(v1::Spanner::Stub& stub, grpc::ClientContext& context,
-                    const v1::BatchWriteRequest& request,
-                    RpcOnResponse<v1::BatchWriteResponse> on_response,
-                    RpcDone done) {
-    auto reader = std::make_shared<BatchWriteReader>(std::move(on_response),
-                                                     std::move(done));
-    reader->self_ = reader;
-    stub.async()->BatchWrite(&context, &request, reader.get());
-    reader->StartRead(&reader->current_);
-    reader->StartCall();
-  }
-
-  BatchWriteReader(RpcOnResponse<v1::BatchWriteResponse> on_response,
-                   RpcDone done)
-      : on_response_(std::move(on_response)), done_(std::move(done)) {}
-
-  void OnReadDone(bool ok) override {
-    if (!ok) return;
-    on_response_(std::move(current_));
-    current_.Clear();
-    StartRead(&current_);
-  }
-  void OnDone(const grpc::Status& status) override {
-    // gRPC is done with the reactor: it may go once `done` returned.
-    std::shared_ptr<BatchWriteReader> self = std::move(self_);
-    done_(status);
-  }
-
- private:
-  std::shared_ptr<BatchWriteReader> self_;
-  v1::BatchWriteResponse current_;
-  RpcOnResponse<v1::BatchWriteResponse> on_response_;
-  RpcDone done_;
-};
 
 class GrpcSpannerStub final : public SpannerStub {
  public:
@@ -87,8 +48,11 @@ class GrpcSpannerStub final : public SpannerStub {
                        const v1::BatchWriteRequest& request,
                        RpcOnResponse<v1::BatchWriteResponse> on_response,
                        RpcDone done) override {
-    BatchWriteReader::Start(*stub_, context, request, std::move(on_response),
-                            std::move(done));
+    connector::StreamReader<v1::BatchWriteResponse>::Start(
+        [&](grpc::ClientReadReactor<v1::BatchWriteResponse>* reactor) {
+          stub_->async()->BatchWrite(&context, &request, reactor);
+        },
+        std::move(on_response), std::move(done));
   }
   void AsyncGetDatabase(grpc::ClientContext& context,
                         const admin::GetDatabaseRequest& request,

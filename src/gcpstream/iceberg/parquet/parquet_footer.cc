@@ -37,8 +37,9 @@ absl::Status Undecodable(absl::string_view what) {
     if (absl::ascii_isprint(static_cast<unsigned char>(c))) {
       printable.push_back(c);
     } else {
-      absl::StrAppend(&printable, "\\x",
-                      absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+      absl::StrAppend(
+          &printable, "\\x",
+          absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
     }
   }
   return Corrupt(absl::StrCat(
