@@ -35,8 +35,9 @@ absl::StatusOr<ChannelTarget> ResolveTarget(Service service,
 }
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
-    const ChannelTarget& target) {
+    const ChannelTarget& target, bool own_connections) {
   grpc::ChannelArguments args;
+  if (own_connections) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   // Responses (Spanner result sets, Bigtable rows) can exceed gRPC's 4 MiB
   // default; the services bound them themselves.
   args.SetMaxReceiveMessageSize(-1);

@@ -38,8 +38,11 @@ absl::StatusOr<ChannelTarget> ResolveTarget(Service service,
 // Creates a channel to `target`. Production targets use gRPC's Google
 // application-default credentials (service-account key file, gcloud user
 // credentials or the metadata server).
+// With `own_connections`, the channel does not share connections with
+// other channels to the same target (a pool of channels then spreads calls
+// over several connections).
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
-    const ChannelTarget& target);
+    const ChannelTarget& target, bool own_connections = false);
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
     Service service, const ChannelOptions& options = {});

@@ -16,7 +16,10 @@ const ServiceEndpoint& EndpointOf(Service service) {
   static constexpr ServiceEndpoint kBigQueryStorage{
       "bigquerystorage", "bigquerystorage.googleapis.com:443", ""};
   static constexpr ServiceEndpoint kCloudTasks{
-      "cloudtasks", "cloudtasks.googleapis.com:443", ""};
+      // Google's clients honour no emulator variable for Cloud Tasks; this
+      // one is gcpstream's (docs/cloudtasks.md).
+      "cloudtasks", "cloudtasks.googleapis.com:443",
+      "CLOUD_TASKS_EMULATOR_HOST"};
   switch (service) {
     case Service::kPubSub:
       return kPubSub;
