@@ -3,7 +3,8 @@
 #   - Debian packages listed in deps/apt-packages.txt (only missing ones),
 #   - the Google Cloud emulators (checked; installed if an apt source has them),
 #   - npm packages pinned in package-lock.json (only when the lock changed),
-#   - a Python virtual environment .venv with requirements-test.txt;
+#   - a Python virtual environment .venv with requirements-test.txt, and
+#     .venv-cloudtasks with the Cloud Tasks emulator;
 #   - .tools/: the Iceberg REST catalog fixture jar (Maven Central).
 # A second run on a ready machine only checks, in a few seconds.
 set -euo pipefail
@@ -90,6 +91,18 @@ if [[ ! -f $stamp || "$(cat "$stamp")" != "$requirements_hash" ]]; then
   [[ -x .venv/bin/python ]] || python3 -m venv .venv
   .venv/bin/python -m pip install --quiet --disable-pip-version-check \
     -r requirements-test.txt
+  echo "$requirements_hash" > "$stamp"
+fi
+
+# --- The Cloud Tasks emulator (PyPI) -------------------------------------------
+# In its own environment: it pins an older protobuf than the test tools.
+requirements_hash="$(sha256sum deps/cloudtasks-emulator-requirements.txt | cut -d' ' -f1)"
+stamp=.venv-cloudtasks/.gcpstream-requirements.sha256
+if [[ ! -f $stamp || "$(cat "$stamp")" != "$requirements_hash" ]]; then
+  log "python venv .venv-cloudtasks (the Cloud Tasks emulator)"
+  [[ -x .venv-cloudtasks/bin/python ]] || python3 -m venv .venv-cloudtasks
+  .venv-cloudtasks/bin/python -m pip install --quiet --disable-pip-version-check \
+    -r deps/cloudtasks-emulator-requirements.txt
   echo "$requirements_hash" > "$stamp"
 fi
 

@@ -20,8 +20,8 @@ namespace gcpstream::cloudtasks {
 
 // A record's deduplication key: the same record must give the same key.
 template <typename T>
-using TaskIdExtractor = std::function<absl::StatusOr<std::string>(
-    const T&, const WriterContext&)>;
+using TaskIdExtractor =
+    std::function<absl::StatusOr<std::string>(const T&, const WriterContext&)>;
 
 // What the sink makes of a record: the task (without a name), and
 // optionally the key its name is derived from (task-id-extractor).

@@ -24,10 +24,10 @@ absl::Status CheckCloudTasksSinkOptions(const CloudTasksSinkOptions& options) {
                                     kWriteProgressTimeoutKey));
   if (absl::Status missing = ValidateRetryOptions(options.missing_queue);
       !missing.ok()) {
-    status.Update(absl::InvalidArgumentError(absl::StrCat(
-        "options '", kMissingQueueInitialBackoffKey, "', '",
-        kMissingQueueMaxBackoffKey, "', '", kMissingQueueMaxAttemptsKey,
-        "': ", missing.message())));
+    status.Update(absl::InvalidArgumentError(
+        absl::StrCat("options '", kMissingQueueInitialBackoffKey, "', '",
+                     kMissingQueueMaxBackoffKey, "', '",
+                     kMissingQueueMaxAttemptsKey, "': ", missing.message())));
   }
   return connector::CheckSinkWriterOptions(options, std::move(status));
 }
@@ -44,8 +44,8 @@ connector::OptionTable<CloudTasksSinkOptions> CloudTasksSinkOptionTable() {
           64),
       IntOption<O>(
           kMaxInFlightTasksKey,
-          [](O& o) -> int64_t& { return o.max_in_flight_tasks; }, "1000",
-          "128", 1, int64_t{1} << 20),
+          [](O& o) -> int64_t& { return o.max_in_flight_tasks; }, "1000", "128",
+          1, int64_t{1} << 20),
       DurationOption<O>(
           kWriteProgressTimeoutKey,
           [](O& o) -> absl::Duration& { return o.write_progress_timeout; },

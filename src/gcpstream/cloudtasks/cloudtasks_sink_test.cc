@@ -39,8 +39,8 @@ struct Hook {
 
 TaskSerializer<Hook> HookSerializer(bool with_id) {
   TaskSerializer<Hook> serializer{
-      .task = [](const Hook& hook, const WriterContext&)
-          -> absl::StatusOr<std::optional<Task>> {
+      .task = [](const Hook& hook,
+                 const WriterContext&) -> absl::StatusOr<std::optional<Task>> {
         if (hook.body == "skip") return std::nullopt;
         if (hook.body == "broken") {
           return absl::InvalidArgumentError("field 'body' is missing");
@@ -52,8 +52,9 @@ TaskSerializer<Hook> HookSerializer(bool with_id) {
         return std::optional<Task>(std::move(task));
       }};
   if (with_id) {
-    serializer.task_id = [](const Hook& hook, const WriterContext&)
-        -> absl::StatusOr<std::string> {
+    serializer.task_id =
+        [](const Hook& hook,
+           const WriterContext&) -> absl::StatusOr<std::string> {
       return absl::StrCat(hook.customer, "/", hook.body);
     };
   }
@@ -104,8 +105,8 @@ class CloudTasksSinkTest : public ::testing::Test {
   std::unique_ptr<runtime::SinkWriter<Hook>> Writer(
       const CloudTasksSinkOptions& options, bool with_id = true) {
     auto resolver = MakeResolver<Hook, QueueDestination>(
-        [](const Hook& hook, const WriterContext&)
-            -> absl::StatusOr<QueueDestination> {
+        [](const Hook& hook,
+           const WriterContext&) -> absl::StatusOr<QueueDestination> {
           return QueueDestination("p", "l",
                                   absl::StrCat("webhooks-", hook.customer));
         });
@@ -135,9 +136,9 @@ class CloudTasksSinkTest : public ::testing::Test {
 TEST_F(CloudTasksSinkTest, EachRecordCreatesANamedTaskInItsQueue) {
   auto writer = Writer(Options());
   ASSERT_NE(writer, nullptr);
-  ASSERT_TRUE(task_.WriteAll<Hook>(*writer, {{"a", "1"}, {"b", "2"},
-                                             {"a", "skip"}})
-                  .ok());
+  ASSERT_TRUE(
+      task_.WriteAll<Hook>(*writer, {{"a", "1"}, {"b", "2"}, {"a", "skip"}})
+          .ok());
   const auto creates = Creates();
   ASSERT_THAT(creates, SizeIs(2));
   std::set<std::string> names;
@@ -146,8 +147,8 @@ TEST_F(CloudTasksSinkTest, EachRecordCreatesANamedTaskInItsQueue) {
                                  absl::StrCat(create.parent(), "/tasks/")));
     names.insert(create.task().name());
   }
-  EXPECT_TRUE(names.contains(
-      "projects/p/locations/l/queues/webhooks-a/tasks/" + TaskIdOf("a/1")));
+  EXPECT_TRUE(names.contains("projects/p/locations/l/queues/webhooks-a/tasks/" +
+                             TaskIdOf("a/1")));
   const auto recorded = server_->Requests(kCreateTask);
   const auto params = recorded[0].metadata.find("x-goog-request-params");
   ASSERT_NE(params, recorded[0].metadata.end());
@@ -251,9 +252,9 @@ TEST_F(CloudTasksSinkTest, OtherCodesFailTheJob) {
 TEST_F(CloudTasksSinkTest, BadTasksAreRoutedBeforeSending) {
   auto writer = Writer(Options());
   ASSERT_NE(writer, nullptr);
-  ASSERT_TRUE(task_.WriteAll<Hook>(*writer, {{"a", "1", "ftp://nope"},
-                                             {"a", "broken"}})
-                  .ok());
+  ASSERT_TRUE(
+      task_.WriteAll<Hook>(*writer, {{"a", "1", "ftp://nope"}, {"a", "broken"}})
+          .ok());
   EXPECT_EQ(server_->CallCount(kCreateTask), 0);
   ASSERT_THAT(*failures_, SizeIs(2));
   EXPECT_THAT((*failures_)[0].status.message(),
@@ -263,8 +264,8 @@ TEST_F(CloudTasksSinkTest, BadTasksAreRoutedBeforeSending) {
 
 TEST_F(CloudTasksSinkTest, ANamedTaskOrAnEmptyKeyFailsTheJob) {
   TaskSerializer<Hook> named = HookSerializer(false);
-  named.task = [](const Hook&, const WriterContext&)
-      -> absl::StatusOr<std::optional<Task>> {
+  named.task = [](const Hook&,
+                  const WriterContext&) -> absl::StatusOr<std::optional<Task>> {
     Task task;
     task.set_name("projects/p/locations/l/queues/q/tasks/mine");
     task.mutable_http_request()->set_url("https://h/x");
@@ -277,8 +278,10 @@ TEST_F(CloudTasksSinkTest, ANamedTaskOrAnEmptyKeyFailsTheJob) {
   EXPECT_THAT(status.message(), HasSubstr("the serializer named the task"));
 
   TaskSerializer<Hook> empty_key = HookSerializer(false);
-  empty_key.task_id = [](const Hook&, const WriterContext&)
-      -> absl::StatusOr<std::string> { return std::string(); };
+  empty_key.task_id = [](const Hook&,
+                         const WriterContext&) -> absl::StatusOr<std::string> {
+    return std::string();
+  };
   CloudTasksSink<Hook> keyed(Options(), QueueDestination("p", "l", "q"),
                              empty_key);
   auto keyed_writer = keyed.CreateWriter(task_.Context());

@@ -21,8 +21,8 @@ class GrpcCloudTasksStub final : public CloudTasksStub {
   }
 
   void AsyncCreateTask(grpc::ClientContext& context,
-                       const v2::CreateTaskRequest& request,
-                       v2::Task& response, RpcDone done) override {
+                       const v2::CreateTaskRequest& request, v2::Task& response,
+                       RpcDone done) override {
     // Called from the writer's task thread only.
     v2::CloudTasks::Stub& stub = *stubs_[next_];
     next_ = (next_ + 1) % stubs_.size();

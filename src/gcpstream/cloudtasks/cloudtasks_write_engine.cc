@@ -178,11 +178,11 @@ void CloudTasksWriteEngine::StartAttempt(Call& call) {
       absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
   call.response.Clear();
   core_.metrics().requests->Increment();
-  stub_->AsyncCreateTask(*call.context, call.request, call.response,
-                         completions_.Wrap([this, id = call.id](
-                                               const absl::Status& status) {
-                           OnCreateDone(id, status);
-                         }));
+  stub_->AsyncCreateTask(
+      *call.context, call.request, call.response,
+      completions_.Wrap([this, id = call.id](const absl::Status& status) {
+        OnCreateDone(id, status);
+      }));
 }
 
 void CloudTasksWriteEngine::OnCreateDone(uint64_t id,
@@ -227,9 +227,9 @@ void CloudTasksWriteEngine::OnCreateDone(uint64_t id,
       break;
   }
   core_.Fail(absl::Status(
-      status.code(), absl::StrCat(options_.name, ": creating a task in ",
-                                  call.queue_name, " failed: ",
-                                  status.message())));
+      status.code(),
+      absl::StrCat(options_.name, ": creating a task in ", call.queue_name,
+                   " failed: ", status.message())));
 }
 
 void CloudTasksWriteEngine::OnMissingQueue(Call& call,
@@ -260,9 +260,10 @@ void CloudTasksWriteEngine::RetryLater(Call& call,
     core_.Fail(connector::Reworded(
         decision.status,
         absl::StrCat(options_.name, ": creating a task in ", call.queue_name,
-                     call.named ? "" : " (an unnamed task, not resent after "
-                                       "an ambiguous failure: set a "
-                                       "task-id-extractor to make it safe)",
+                     call.named ? ""
+                                : " (an unnamed task, not resent after "
+                                  "an ambiguous failure: set a "
+                                  "task-id-extractor to make it safe)",
                      " failed: ", decision.status.message())));
     return;
   }

@@ -16,8 +16,8 @@ namespace {
 namespace v2 = ::google::cloud::tasks::v2;
 
 absl::Status Refused(absl::string_view field, absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("task field '", field, "' ",
-                                                 what));
+  return absl::InvalidArgumentError(
+      absl::StrCat("task field '", field, "' ", what));
 }
 
 absl::Status CheckHeaders(
@@ -25,8 +25,8 @@ absl::Status CheckHeaders(
     absl::string_view field) {
   for (const auto& [name, value] : headers) {
     const std::string lower = absl::AsciiStrToLower(name);
-    if (lower == "host" || lower == "content-length" ||
-        lower == "user-agent" || absl::StartsWith(lower, "x-cloudtasks-") ||
+    if (lower == "host" || lower == "content-length" || lower == "user-agent" ||
+        absl::StartsWith(lower, "x-cloudtasks-") ||
         absl::StartsWith(lower, "x-google-") ||
         absl::StartsWith(lower, "x-appengine-")) {
       return Refused(
@@ -45,10 +45,10 @@ absl::Status CheckBody(v2::HttpMethod method, const std::string& body,
       method == v2::POST || method == v2::PUT || method == v2::PATCH) {
     return absl::OkStatus();
   }
-  return Refused(field, absl::StrCat("is set, but method ",
-                                     v2::HttpMethod_Name(method),
-                                     " carries no body (POST, PUT or PATCH "
-                                     "do)"));
+  return Refused(
+      field, absl::StrCat("is set, but method ", v2::HttpMethod_Name(method),
+                          " carries no body (POST, PUT or PATCH "
+                          "do)"));
 }
 
 absl::Status CheckHttp(const v2::HttpRequest& http) {
@@ -66,10 +66,11 @@ absl::Status CheckHttp(const v2::HttpRequest& http) {
   }
   if (url.size() > kMaxUrlLength) {
     return Refused("http_request.url",
-                   absl::StrCat("has ", url.size(), " characters; the limit is ",
-                                kMaxUrlLength));
+                   absl::StrCat("has ", url.size(),
+                                " characters; the limit is ", kMaxUrlLength));
   }
-  if (absl::Status status = CheckHeaders(http.headers(), "http_request.headers");
+  if (absl::Status status =
+          CheckHeaders(http.headers(), "http_request.headers");
       !status.ok()) {
     return status;
   }
@@ -100,8 +101,8 @@ absl::Status CheckAppEngine(const v2::AppEngineHttpRequest& app_engine) {
                    absl::StrCat("must start with '/', got '",
                                 app_engine.relative_uri().substr(0, 100), "'"));
   }
-  if (absl::Status status = CheckHeaders(app_engine.headers(),
-                                         "app_engine_http_request.headers");
+  if (absl::Status status =
+          CheckHeaders(app_engine.headers(), "app_engine_http_request.headers");
       !status.ok()) {
     return status;
   }

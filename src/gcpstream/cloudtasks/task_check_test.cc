@@ -51,7 +51,8 @@ TEST(TaskCheckTest, RefusalsNameTheField) {
         "X-Google-Internal", "X-AppEngine-Country"}) {
     Task task = Http("https://h/x");
     (*task.mutable_http_request()->mutable_headers())[header] = "v";
-    EXPECT_THAT(Refusal(task), HasSubstr(absl::StrCat("headers[", header, "]")));
+    EXPECT_THAT(Refusal(task),
+                HasSubstr(absl::StrCat("headers[", header, "]")));
   }
   Task oidc = Http("https://h/x");
   oidc.mutable_http_request()->mutable_oidc_token()->set_audience("a");

@@ -1,5 +1,7 @@
 #include "gcpstream/emulators/emulator_kind.h"
 
+#include <cstdlib>
+
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -10,14 +12,21 @@ namespace {
 constexpr EmulatorSpec kSpecs[] = {
     {EmulatorKind::kPubSub, "pubsub", "PUBSUB_EMULATOR_HOST",
      "platform/pubsub-emulator/bin/cloud-pubsub-emulator",
-     "google-cloud-cli-pubsub-emulator"},
+     "the Debian package google-cloud-cli-pubsub-emulator"},
     {EmulatorKind::kSpanner, "spanner", "SPANNER_EMULATOR_HOST",
      "bin/cloud_spanner_emulator/emulator_main",
-     "google-cloud-cli-spanner-emulator"},
+     "the Debian package google-cloud-cli-spanner-emulator"},
     {EmulatorKind::kBigtable, "bigtable", "BIGTABLE_EMULATOR_HOST",
      "platform/bigtable-emulator/cbtemulator",
-     "google-cloud-cli-bigtable-emulator"},
+     "the Debian package google-cloud-cli-bigtable-emulator"},
+    {EmulatorKind::kCloudTasks, "cloudtasks", "CLOUD_TASKS_EMULATOR_HOST", "",
+     "gcloud-tasks-emulator in .venv-cloudtasks (scripts/setup.sh)"},
 };
+
+std::string FromEnvOr(const char* variable, std::string fallback) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+}
 
 }  // namespace
 
@@ -30,7 +39,8 @@ const EmulatorSpec& SpecOf(EmulatorKind kind) {
 
 const std::vector<EmulatorKind>& AllEmulatorKinds() {
   static const std::vector<EmulatorKind> kAll = {
-      EmulatorKind::kPubSub, EmulatorKind::kSpanner, EmulatorKind::kBigtable};
+      EmulatorKind::kPubSub, EmulatorKind::kSpanner, EmulatorKind::kBigtable,
+      EmulatorKind::kCloudTasks};
   return kAll;
 }
 
@@ -39,8 +49,9 @@ absl::StatusOr<EmulatorKind> ParseEmulatorKind(absl::string_view name) {
   for (const EmulatorSpec& spec : kSpecs) {
     if (spec.name == lower) return spec.kind;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown emulator '", name, "'; accepted: pubsub, spanner, bigtable"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown emulator '", name,
+                   "'; accepted: pubsub, spanner, bigtable, cloudtasks"));
 }
 
 std::vector<std::string> EmulatorCommand(EmulatorKind kind,
@@ -55,6 +66,12 @@ std::vector<std::string> EmulatorCommand(EmulatorKind kind,
       return {binary, absl::StrCat("--host_port=127.0.0.1:", port_text)};
     case EmulatorKind::kBigtable:
       return {binary, "-host=127.0.0.1", absl::StrCat("-port=", port_text)};
+    case EmulatorKind::kCloudTasks:
+      return {FromEnvOr("GCPSTREAM_CLOUDTASKS_PYTHON",
+                        GCPSTREAM_SOURCE_DIR "/.venv-cloudtasks/bin/python"),
+              FromEnvOr("GCPSTREAM_CLOUDTASKS_EMULATOR_SCRIPT",
+                        GCPSTREAM_SOURCE_DIR "/scripts/cloudtasks-emulator.py"),
+              absl::StrCat("--port=", port_text)};
   }
   return {};
 }

@@ -9,27 +9,32 @@
 
 namespace gcpstream::emulators {
 
-// The emulators shipped with the Google Cloud CLI packages.
-enum class EmulatorKind { kPubSub, kSpanner, kBigtable };
+// The emulators shipped with the Google Cloud CLI packages, and Cloud
+// Tasks' (PyPI's gcloud-tasks-emulator, installed by scripts/setup.sh).
+enum class EmulatorKind { kPubSub, kSpanner, kBigtable, kCloudTasks };
 
 // Facts about one emulator, as data: where its binary lives in the SDK, how
 // it is told its port, and which variable points clients at it.
 struct EmulatorSpec {
   EmulatorKind kind;
-  absl::string_view name;            // "pubsub", "spanner", "bigtable"
-  absl::string_view env_variable;    // e.g. "PUBSUB_EMULATOR_HOST"
-  absl::string_view binary;          // relative to the SDK root
-  absl::string_view debian_package;  // what provides the binary
+  absl::string_view name;          // "pubsub", "spanner", ...
+  absl::string_view env_variable;  // e.g. "PUBSUB_EMULATOR_HOST"
+  absl::string_view binary;        // relative to the SDK root, if from it
+  absl::string_view provided_by;   // what installs it, for errors
 };
 
 const EmulatorSpec& SpecOf(EmulatorKind kind);
 const std::vector<EmulatorKind>& AllEmulatorKinds();
 
-// Parses "pubsub" / "spanner" / "bigtable" (case-insensitive); the error
+// Parses "pubsub" / "spanner" / "bigtable" / "cloudtasks"
+// (case-insensitive); the error
 // lists the accepted names.
 absl::StatusOr<EmulatorKind> ParseEmulatorKind(absl::string_view name);
 
-// The command line that starts `kind` listening on 127.0.0.1:`port`.
+// The command line that starts `kind` listening on 127.0.0.1:`port`. Cloud
+// Tasks' runs scripts/cloudtasks-emulator.py with .venv-cloudtasks' Python
+// of the source tree the binary was built from; GCPSTREAM_CLOUDTASKS_PYTHON
+// and GCPSTREAM_CLOUDTASKS_EMULATOR_SCRIPT override them.
 std::vector<std::string> EmulatorCommand(EmulatorKind kind,
                                          const std::string& sdk_root, int port);
 

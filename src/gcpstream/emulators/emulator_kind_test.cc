@@ -24,7 +24,7 @@ TEST(EmulatorKindTest, UnknownNameListsAcceptedOnes) {
   auto parsed = ParseEmulatorKind("bigquery");
   ASSERT_FALSE(parsed.ok());
   EXPECT_THAT(parsed.status().message(),
-              HasSubstr("accepted: pubsub, spanner, bigtable"));
+              HasSubstr("accepted: pubsub, spanner, bigtable, cloudtasks"));
 }
 
 TEST(EmulatorKindTest, CommandsBindLoopbackOnTheGivenPort) {
@@ -35,6 +35,11 @@ TEST(EmulatorKindTest, CommandsBindLoopbackOnTheGivenPort) {
       EmulatorCommand(EmulatorKind::kPubSub, "/sdk", 4243),
       ElementsAre("/sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator",
                   "--host=127.0.0.1", "--port=4243"));
+  const std::vector<std::string> tasks =
+      EmulatorCommand(EmulatorKind::kCloudTasks, "/sdk", 4245);
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_THAT(tasks[1], ::testing::EndsWith("scripts/cloudtasks-emulator.py"));
+  EXPECT_EQ(tasks[2], "--port=4245");
   EXPECT_THAT(EmulatorCommand(EmulatorKind::kBigtable, "/sdk", 4244),
               ElementsAre("/sdk/platform/bigtable-emulator/cbtemulator",
                           "-host=127.0.0.1", "-port=4244"));

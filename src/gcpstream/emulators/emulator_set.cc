@@ -75,8 +75,7 @@ absl::Status LaunchOne(const std::string& sdk_root, const std::string& log_dir,
     return absl::Status(
         process.status().code(),
         absl::StrCat(spec.name, " emulator: ", process.status().message(),
-                     " (is the Debian package ", spec.debian_package,
-                     " installed?)"));
+                     " (is ", spec.provided_by, " installed?)"));
   }
   launch.process = *std::move(process);
   return absl::OkStatus();

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/bigtable/admin/v2/bigtable_table_admin.grpc.pb.h"
+#include "google/cloud/tasks/v2/cloudtasks.grpc.pb.h"
 #include "google/longrunning/operations.grpc.pb.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
 #include "google/spanner/admin/database/v1/spanner_database_admin.grpc.pb.h"
@@ -198,6 +199,23 @@ absl::Status EnsureBigtableTable(
   return Existing(
       stub->CreateTable(&context, request, &response),
       absl::StrCat("create table ", request.parent(), "/tables/", table));
+}
+
+absl::Status EnsureCloudTasksQueue(
+    const std::shared_ptr<grpc::Channel>& channel, const std::string& project,
+    const std::string& location, const std::string& queue) {
+  namespace tasks = google::cloud::tasks::v2;
+  auto stub = tasks::CloudTasks::NewStub(channel);
+  grpc::ClientContext context;
+  SetDeadline(context, kRpcTimeout);
+  tasks::CreateQueueRequest request;
+  request.set_parent(
+      absl::StrCat("projects/", project, "/locations/", location));
+  request.mutable_queue()->set_name(
+      absl::StrCat(request.parent(), "/queues/", queue));
+  tasks::Queue response;
+  return Existing(stub->CreateQueue(&context, request, &response),
+                  absl::StrCat("create queue ", request.queue().name()));
 }
 
 }  // namespace gcpstream::emulators

@@ -45,6 +45,12 @@ absl::Status EnsureBigtableTable(
     const std::string& instance, const std::string& table,
     const std::vector<std::string>& column_families);
 
+// Creates the queue if it is missing (the emulator answers OK to a
+// duplicate, the service ALREADY_EXISTS: both are success).
+absl::Status EnsureCloudTasksQueue(
+    const std::shared_ptr<grpc::Channel>& channel, const std::string& project,
+    const std::string& location, const std::string& queue);
+
 }  // namespace gcpstream::emulators
 
 #endif  // GCPSTREAM_EMULATORS_PROVISIONING_H_
