@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gcpstream/bigtable/bigtable_sink_options.h"
+#include "gcpstream/cloudtasks/cloudtasks_sink_options.h"
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/pubsub/pubsub_dead_letter_queue.h"
 #include "gcpstream/pubsub/pubsub_sink_options.h"
@@ -137,6 +138,12 @@ constexpr char kBigtableSink[] =
     "    row-key: '{id}'\n"
     "    family: cf\n"
     "    columns: {q: id}\n";
+constexpr char kCloudTasksSink[] =
+    "  - type: cloud-tasks\n"
+    "    project: p\n"
+    "    location: l\n"
+    "    queue: q\n"
+    "    url: 'https://h/{id}'\n";
 constexpr char kPubSubQueue[] =
     "    failure-handler:\n"
     "      type: dead-letter-queue\n"
@@ -170,6 +177,18 @@ TEST(OptionTablesTest, BigtableSinkOptionsAreTheDocumentedOnes) {
 TEST(OptionTablesTest, EveryBigtableOptionIsSettableInAPipelineFile) {
   absl::Status built = Build(absl::StrCat(
       kBigtableSink, EveryOption(bigtable::BigtableSinkOptionTable(), "    ")));
+  EXPECT_TRUE(built.ok()) << built;
+}
+
+TEST(OptionTablesTest, CloudTasksSinkOptionsAreTheDocumentedOnes) {
+  ExpectDocumented(cloudtasks::CloudTasksSinkOptionTable(),
+                   {"project", "location"}, "cloudtasks.md", "## Options");
+}
+
+TEST(OptionTablesTest, EveryCloudTasksOptionIsSettableInAPipelineFile) {
+  absl::Status built = Build(absl::StrCat(
+      kCloudTasksSink,
+      EveryOption(cloudtasks::CloudTasksSinkOptionTable(), "    ")));
   EXPECT_TRUE(built.ok()) << built;
 }
 
