@@ -37,6 +37,8 @@ struct CloudTasksWriteEngine::Call {
   int64_t bytes = 0;
   bool named = false;
   std::unique_ptr<grpc::ClientContext> context;
+  // Made on the first transient failure (most creates never need one);
+  // its budget then runs from that failure.
   std::optional<connector::Retry> retry;
   // Started on the first NOT_FOUND: the missing queue's short budget.
   std::optional<connector::Retry> missing_queue;
@@ -158,13 +160,6 @@ absl::Status CloudTasksWriteEngine::Write(Task task,
   *call->request.mutable_task() = std::move(task);
   call->bytes = static_cast<int64_t>(call->request.task().ByteSizeLong());
   call->named = named;
-  // Cannot fail: the retry options were checked in Create(). An unnamed
-  // task is not resent after an ambiguous failure (it would be a second
-  // task).
-  call->retry.emplace(*connector::Retry::Create(
-      options_.retry, clock_,
-      named ? connector::Idempotency::kIdempotent
-            : connector::Idempotency::kNonIdempotent));
   in_flight_->Add(1, call->bytes);
   Call& started = *call;
   calls_.emplace(started.id, std::move(call));
@@ -174,8 +169,9 @@ absl::Status CloudTasksWriteEngine::Write(Task task,
 
 void CloudTasksWriteEngine::StartAttempt(Call& call) {
   call.context = std::make_unique<grpc::ClientContext>();
-  call.context->set_deadline(
-      absl::ToChronoTime(call.retry->AttemptDeadline(kAttemptTimeout)));
+  call.context->set_deadline(absl::ToChronoTime(
+      call.retry.has_value() ? call.retry->AttemptDeadline(kAttemptTimeout)
+                             : absl::Now() + kAttemptTimeout));
   call.response.Clear();
   core_.metrics().requests->Increment();
   stub_->AsyncCreateTask(
@@ -221,6 +217,15 @@ void CloudTasksWriteEngine::OnCreateDone(uint64_t id,
       return;
     }
     case StatusClass::kTransient:
+      if (!call.retry.has_value()) {
+        // Cannot fail: the retry options were checked in Create(). An
+        // unnamed task is not resent after an ambiguous failure (it would
+        // be a second task).
+        call.retry.emplace(*connector::Retry::Create(
+            options_.retry, clock_,
+            call.named ? connector::Idempotency::kIdempotent
+                       : connector::Idempotency::kNonIdempotent));
+      }
       RetryLater(call, call.retry->OnFailure(status, StatusClass::kTransient));
       return;
     case StatusClass::kFatal:
@@ -291,7 +296,7 @@ CloudTasksFailedElement CloudTasksWriteEngine::Failed(
   CloudTasksFailedElement failed;
   failed.destination = call.queue_name;
   failed.status = status;
-  failed.attempts = call.retry->attempts();
+  failed.attempts = call.retry.has_value() ? call.retry->attempts() : 1;
   std::string json;
   (void)google::protobuf::util::MessageToJsonString(call.request.task(), &json);
   failed.payload = std::move(json);
