@@ -57,8 +57,10 @@ Result Run(const std::string& address, int64_t tasks) {
         http.set_body(body);
         return task;
       },
-      .task_id = [](const int64_t& id, const WriterContext&)
-          -> absl::StatusOr<std::string> { return absl::StrCat("order-", id); }};
+      .task_id = [](const int64_t& id,
+                    const WriterContext&) -> absl::StatusOr<std::string> {
+        return absl::StrCat("order-", id);
+      }};
   cloudtasks::CloudTasksSink<int64_t> sink(
       options,
       MakeResolver<int64_t, cloudtasks::QueueDestination>(
