@@ -298,6 +298,7 @@ TEST_F(CloudTasksSinkTest, CreatesAreSpreadOverAChannelPool) {
   auto writer = Writer(options);
   ASSERT_NE(writer, nullptr);
   std::vector<Hook> hooks;
+  hooks.reserve(30);
   for (int i = 0; i < 30; ++i) hooks.push_back({"c", absl::StrCat(i)});
   ASSERT_TRUE(task_.WriteAll(*writer, hooks).ok());
   EXPECT_EQ(server_->CallCount(kCreateTask), 30);

@@ -292,7 +292,7 @@ void CloudTasksWriteEngine::Finish(Calls::iterator it) {
 }
 
 CloudTasksFailedElement CloudTasksWriteEngine::Failed(
-    const Call& call, const absl::Status& status) const {
+    const Call& call, const absl::Status& status) {
   CloudTasksFailedElement failed;
   failed.destination = call.queue_name;
   failed.status = status;

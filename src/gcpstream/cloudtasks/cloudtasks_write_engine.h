@@ -102,8 +102,8 @@ class CloudTasksWriteEngine {
   void RetryLater(Call& call, const RetryDecision& decision);
   void OnRetryDue(uint64_t id);
   void Finish(Calls::iterator it);
-  CloudTasksFailedElement Failed(const Call& call,
-                                 const absl::Status& status) const;
+  static CloudTasksFailedElement Failed(const Call& call,
+                                        const absl::Status& status);
 
   const CloudTasksSinkOptions options_;
   runtime::MailboxExecutor executor_;

@@ -1,6 +1,7 @@
 #include "gcpstream/emulators/emulator_kind.h"
 
 #include <cstdlib>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -25,7 +26,8 @@ constexpr EmulatorSpec kSpecs[] = {
 
 std::string FromEnvOr(const char* variable, std::string fallback) {
   const char* value = std::getenv(variable);
-  return value != nullptr && *value != '\0' ? std::string(value) : fallback;
+  return value != nullptr && *value != '\0' ? std::string(value)
+                                            : std::move(fallback);
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ absl::StatusOr<std::string> KillAndReplay(const std::string& root,
                                    "--rate",
                                    absl::StrCat(rate)};
   if (!endpoint.empty()) {
-    args.push_back("--endpoint");
+    args.emplace_back("--endpoint");
     args.push_back(endpoint);
   }
   return ::gcpstream::testing::RunWithRandomKills(
