@@ -11,10 +11,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "gcpstream/iceberg/io/http_client.h"
+#include "gcpstream/http/http_client.h"
 #include "gcpstream/iceberg/spec/partition.h"
 
 namespace gcpstream::iceberg {
+
+using http::HttpRequest;
+using http::HttpResponse;
+using http::SendHttpRequest;
+
 namespace {
 
 using Json = nlohmann::ordered_json;

@@ -11,7 +11,7 @@
 #include "absl/time/time.h"
 
 #include "gcpstream/iceberg/catalog/catalog.h"
-#include "gcpstream/iceberg/io/http_client.h"
+#include "gcpstream/http/http_client.h"
 
 namespace gcpstream::iceberg {
 
@@ -51,7 +51,7 @@ class RestCatalog final : public Catalog {
 
   // One request; the status its answer stands for (see the class comment;
   // `is_commit`: a 5xx may have been applied).
-  absl::StatusOr<HttpResponse> Send(const std::string& method,
+  absl::StatusOr<http::HttpResponse> Send(const std::string& method,
                                     const std::string& url,
                                     const nlohmann::ordered_json* body,
                                     bool is_commit) const;

@@ -6,9 +6,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gcpstream/emulators/loopback_port.h"
-#include "gcpstream/iceberg/io/http_client.h"
+#include "gcpstream/http/http_client.h"
 
 namespace gcpstream::iceberg::testing {
+
+using http::HttpRequest;
+using http::HttpResponse;
+using http::SendHttpRequest;
 
 absl::StatusOr<std::unique_ptr<RestCatalogFixture>> RestCatalogFixture::Start(
     const std::string& jar, const std::string& warehouse) {

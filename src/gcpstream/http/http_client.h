@@ -1,5 +1,5 @@
-#ifndef GCPSTREAM_ICEBERG_IO_HTTP_CLIENT_H_
-#define GCPSTREAM_ICEBERG_IO_HTTP_CLIENT_H_
+#ifndef GCPSTREAM_HTTP_HTTP_CLIENT_H_
+#define GCPSTREAM_HTTP_HTTP_CLIENT_H_
 
 #include <string>
 #include <vector>
@@ -7,7 +7,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-namespace gcpstream::iceberg {
+namespace gcpstream::http {
 
 struct HttpResponse {
   long status = 0;  // NOLINT(google-runtime-int): libcurl's type.
@@ -31,6 +31,6 @@ struct HttpRequest {
 // headers.
 absl::StatusOr<HttpResponse> SendHttpRequest(const HttpRequest& request);
 
-}  // namespace gcpstream::iceberg
+}  // namespace gcpstream::http
 
-#endif  // GCPSTREAM_ICEBERG_IO_HTTP_CLIENT_H_
+#endif  // GCPSTREAM_HTTP_HTTP_CLIENT_H_

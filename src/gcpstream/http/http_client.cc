@@ -1,4 +1,4 @@
-#include "gcpstream/iceberg/io/http_client.h"
+#include "gcpstream/http/http_client.h"
 
 #include <curl/curl.h>
 
@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace gcpstream::iceberg {
+namespace gcpstream::http {
 namespace {
 
 struct CurlDeleter {
@@ -74,4 +74,4 @@ absl::StatusOr<HttpResponse> SendHttpRequest(const HttpRequest& request) {
   return response;
 }
 
-}  // namespace gcpstream::iceberg
+}  // namespace gcpstream::http
