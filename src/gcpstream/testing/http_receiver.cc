@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -18,7 +19,8 @@
 
 namespace gcpstream::testing {
 
-absl::StatusOr<std::unique_ptr<HttpReceiver>> HttpReceiver::Start() {
+absl::StatusOr<std::unique_ptr<HttpReceiver>> HttpReceiver::Start(
+    HttpResponder responder) {
   const int listener = socket(AF_INET, SOCK_STREAM, 0);
   if (listener < 0) return absl::InternalError("socket() failed");
   sockaddr_in address{};
@@ -35,14 +37,14 @@ absl::StatusOr<std::unique_ptr<HttpReceiver>> HttpReceiver::Start() {
     return absl::InternalError(
         absl::StrCat("cannot listen on loopback: ", std::strerror(errno)));
   }
-  std::unique_ptr<HttpReceiver> receiver(
-      new HttpReceiver(listener, ntohs(address.sin_port)));
+  std::unique_ptr<HttpReceiver> receiver(new HttpReceiver(
+      listener, ntohs(address.sin_port), std::move(responder)));
   receiver->thread_ = std::thread([raw = receiver.get()] { raw->Serve(); });
   return receiver;
 }
 
-HttpReceiver::HttpReceiver(int listener, int port)
-    : listener_(listener), port_(port) {}
+HttpReceiver::HttpReceiver(int listener, int port, HttpResponder responder)
+    : listener_(listener), port_(port), responder_(std::move(responder)) {}
 
 HttpReceiver::~HttpReceiver() {
   {
@@ -113,9 +115,18 @@ void HttpReceiver::HandleConnection(int connection) {
     }
     request.body = data.substr(header_end + 4, body_length);
   }
-  constexpr char kOk[] =
-      "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-  (void)write(connection, kOk, sizeof(kOk) - 1);
+  const HttpAnswer answer = responder_ ? responder_(request) : HttpAnswer();
+  const std::string response = absl::StrCat(
+      "HTTP/1.1 ", answer.status, " X\r\nContent-Type: application/json\r\n",
+      "Content-Length: ", answer.body.size(), "\r\nConnection: close\r\n\r\n",
+      answer.body);
+  size_t sent = 0;
+  while (sent < response.size()) {
+    const ssize_t wrote =
+        write(connection, response.data() + sent, response.size() - sent);
+    if (wrote <= 0) break;
+    sent += static_cast<size_t>(wrote);
+  }
   close(connection);
   absl::MutexLock lock(&mu_);
   requests_.push_back(std::move(request));

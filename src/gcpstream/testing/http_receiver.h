@@ -1,6 +1,7 @@
 #ifndef GCPSTREAM_TESTING_HTTP_RECEIVER_H_
 #define GCPSTREAM_TESTING_HTTP_RECEIVER_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,12 +23,21 @@ struct ReceivedRequest {
   std::string body;
 };
 
-// A minimal HTTP/1.1 server on a free loopback port that answers every
-// request 200 and records it: the endpoint of dispatched tasks in tests.
-// One connection at a time, one request per connection.
+// What the receiver answers to one request.
+struct HttpAnswer {
+  int status = 200;
+  std::string body;
+};
+using HttpResponder = std::function<HttpAnswer(const ReceivedRequest&)>;
+
+// A minimal HTTP/1.1 server on a free loopback port that records every
+// request and answers it with the responder (200 and no body without one):
+// the endpoint of dispatched tasks, a token endpoint, a metadata server in
+// tests. One connection at a time, one request per connection.
 class HttpReceiver {
  public:
-  static absl::StatusOr<std::unique_ptr<HttpReceiver>> Start();
+  static absl::StatusOr<std::unique_ptr<HttpReceiver>> Start(
+      HttpResponder responder = nullptr);
   ~HttpReceiver();
   HttpReceiver(const HttpReceiver&) = delete;
   HttpReceiver& operator=(const HttpReceiver&) = delete;
@@ -37,12 +47,13 @@ class HttpReceiver {
   std::vector<ReceivedRequest> WaitFor(size_t count, absl::Duration timeout);
 
  private:
-  HttpReceiver(int listener, int port);
+  HttpReceiver(int listener, int port, HttpResponder responder);
   void Serve();
   void HandleConnection(int connection);
 
   const int listener_;
   const int port_;
+  const HttpResponder responder_;
   absl::Mutex mu_;
   std::vector<ReceivedRequest> requests_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -10,8 +10,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
-#include "gcpstream/iceberg/catalog/catalog.h"
 #include "gcpstream/http/http_client.h"
+#include "gcpstream/iceberg/catalog/catalog.h"
 
 namespace gcpstream::iceberg {
 
@@ -52,9 +52,9 @@ class RestCatalog final : public Catalog {
   // One request; the status its answer stands for (see the class comment;
   // `is_commit`: a 5xx may have been applied).
   absl::StatusOr<http::HttpResponse> Send(const std::string& method,
-                                    const std::string& url,
-                                    const nlohmann::ordered_json* body,
-                                    bool is_commit) const;
+                                          const std::string& url,
+                                          const nlohmann::ordered_json* body,
+                                          bool is_commit) const;
   std::string NamespaceUrl(const TableIdentifier& table) const;
   std::string TableUrl(const TableIdentifier& table) const;
 
