@@ -5,7 +5,8 @@
 #   - npm packages pinned in package-lock.json (only when the lock changed),
 #   - a Python virtual environment .venv with requirements-test.txt, and
 #     .venv-cloudtasks with the Cloud Tasks emulator;
-#   - .tools/: the Iceberg REST catalog fixture jar (Maven Central).
+#   - .tools/: the Iceberg REST catalog fixture jar (Maven Central) and
+#     fake-gcs-server, the Cloud Storage emulator (Go module proxy).
 # A second run on a ready machine only checks, in a few seconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -104,6 +105,25 @@ if [[ ! -f $stamp || "$(cat "$stamp")" != "$requirements_hash" ]]; then
   .venv-cloudtasks/bin/python -m pip install --quiet --disable-pip-version-check \
     -r deps/cloudtasks-emulator-requirements.txt
   echo "$requirements_hash" > "$stamp"
+fi
+
+# --- Go module proxy: the Cloud Storage emulator ------------------------------
+# fake-gcs-server, built from the Go module proxy into .tools/bin (about two
+# minutes once); the emulator harness starts it (docs/emulators.md).
+fake_gcs_version=v1.56.1
+fake_gcs_stamp=.tools/bin/.fake-gcs-server.version
+if [[ ! -x .tools/bin/fake-gcs-server || "$(cat "$fake_gcs_stamp" 2>/dev/null)" != "$fake_gcs_version" ]]; then
+  go_binary="$(command -v go || true)"
+  [[ -z $go_binary && -x /usr/local/go/bin/go ]] && go_binary=/usr/local/go/bin/go
+  if [[ -z $go_binary ]]; then
+    log "Go is needed to build fake-gcs-server (the Cloud Storage emulator); install Go 1.22 or later"
+    exit 1
+  fi
+  log "fake-gcs-server ${fake_gcs_version} (Go module proxy)"
+  mkdir -p .tools/bin
+  GOBIN="$root/.tools/bin" "$go_binary" install \
+    "github.com/fsouza/fake-gcs-server@${fake_gcs_version}"
+  echo "$fake_gcs_version" > "$fake_gcs_stamp"
 fi
 
 # --- Maven Central: the Iceberg REST catalog fixture ---------------------------

@@ -22,6 +22,8 @@ constexpr EmulatorSpec kSpecs[] = {
      "the Debian package google-cloud-cli-bigtable-emulator"},
     {EmulatorKind::kCloudTasks, "cloudtasks", "CLOUD_TASKS_EMULATOR_HOST", "",
      "gcloud-tasks-emulator in .venv-cloudtasks (scripts/setup.sh)"},
+    {EmulatorKind::kStorage, "storage", "STORAGE_EMULATOR_HOST", "",
+     "fake-gcs-server in .tools/bin (scripts/setup.sh)"},
 };
 
 std::string FromEnvOr(const char* variable, std::string fallback) {
@@ -31,6 +33,8 @@ std::string FromEnvOr(const char* variable, std::string fallback) {
 }
 
 }  // namespace
+
+bool SpeaksGrpc(EmulatorKind kind) { return kind != EmulatorKind::kStorage; }
 
 const EmulatorSpec& SpecOf(EmulatorKind kind) {
   for (const EmulatorSpec& spec : kSpecs) {
@@ -42,7 +46,7 @@ const EmulatorSpec& SpecOf(EmulatorKind kind) {
 const std::vector<EmulatorKind>& AllEmulatorKinds() {
   static const std::vector<EmulatorKind> kAll = {
       EmulatorKind::kPubSub, EmulatorKind::kSpanner, EmulatorKind::kBigtable,
-      EmulatorKind::kCloudTasks};
+      EmulatorKind::kCloudTasks, EmulatorKind::kStorage};
   return kAll;
 }
 
@@ -51,9 +55,9 @@ absl::StatusOr<EmulatorKind> ParseEmulatorKind(absl::string_view name) {
   for (const EmulatorSpec& spec : kSpecs) {
     if (spec.name == lower) return spec.kind;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown emulator '", name,
-                   "'; accepted: pubsub, spanner, bigtable, cloudtasks"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown emulator '", name,
+      "'; accepted: pubsub, spanner, bigtable, cloudtasks, storage"));
 }
 
 std::vector<std::string> EmulatorCommand(EmulatorKind kind,
@@ -74,6 +78,19 @@ std::vector<std::string> EmulatorCommand(EmulatorKind kind,
               FromEnvOr("GCPSTREAM_CLOUDTASKS_EMULATOR_SCRIPT",
                         GCPSTREAM_SOURCE_DIR "/scripts/cloudtasks-emulator.py"),
               absl::StrCat("--port=", port_text)};
+    case EmulatorKind::kStorage:
+      return {FromEnvOr("GCPSTREAM_FAKE_GCS_SERVER",
+                        GCPSTREAM_SOURCE_DIR "/.tools/bin/fake-gcs-server"),
+              "-scheme",
+              "http",
+              "-host",
+              "127.0.0.1",
+              "-port",
+              port_text,
+              "-backend",
+              "memory",
+              "-external-url",
+              absl::StrCat("http://127.0.0.1:", port_text)};
   }
   return {};
 }

@@ -9,9 +9,15 @@
 
 namespace gcpstream::emulators {
 
-// The emulators shipped with the Google Cloud CLI packages, and Cloud
-// Tasks' (PyPI's gcloud-tasks-emulator, installed by scripts/setup.sh).
-enum class EmulatorKind { kPubSub, kSpanner, kBigtable, kCloudTasks };
+// The emulators shipped with the Google Cloud CLI packages, Cloud Tasks'
+// (PyPI's gcloud-tasks-emulator) and Cloud Storage's (fake-gcs-server from
+// the Go module proxy), both installed by scripts/setup.sh.
+enum class EmulatorKind { kPubSub, kSpanner, kBigtable, kCloudTasks, kStorage };
+
+// Whether `kind` speaks gRPC (readiness is a completed HTTP/2 handshake);
+// Cloud Storage's emulator speaks HTTP/1.1 JSON (readiness is a listening
+// port).
+bool SpeaksGrpc(EmulatorKind kind);
 
 // Facts about one emulator, as data: where its binary lives in the SDK, how
 // it is told its port, and which variable points clients at it.
@@ -26,7 +32,7 @@ struct EmulatorSpec {
 const EmulatorSpec& SpecOf(EmulatorKind kind);
 const std::vector<EmulatorKind>& AllEmulatorKinds();
 
-// Parses "pubsub" / "spanner" / "bigtable" / "cloudtasks"
+// Parses "pubsub" / "spanner" / "bigtable" / "cloudtasks" / "storage"
 // (case-insensitive); the error
 // lists the accepted names.
 absl::StatusOr<EmulatorKind> ParseEmulatorKind(absl::string_view name);
@@ -34,7 +40,9 @@ absl::StatusOr<EmulatorKind> ParseEmulatorKind(absl::string_view name);
 // The command line that starts `kind` listening on 127.0.0.1:`port`. Cloud
 // Tasks' runs scripts/cloudtasks-emulator.py with .venv-cloudtasks' Python
 // of the source tree the binary was built from; GCPSTREAM_CLOUDTASKS_PYTHON
-// and GCPSTREAM_CLOUDTASKS_EMULATOR_SCRIPT override them.
+// and GCPSTREAM_CLOUDTASKS_EMULATOR_SCRIPT override them. Cloud Storage's
+// runs that tree's .tools/bin/fake-gcs-server (GCPSTREAM_FAKE_GCS_SERVER
+// overrides it), in memory, plain HTTP.
 std::vector<std::string> EmulatorCommand(EmulatorKind kind,
                                          const std::string& sdk_root, int port);
 

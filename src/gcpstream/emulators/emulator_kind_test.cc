@@ -24,7 +24,8 @@ TEST(EmulatorKindTest, UnknownNameListsAcceptedOnes) {
   auto parsed = ParseEmulatorKind("bigquery");
   ASSERT_FALSE(parsed.ok());
   EXPECT_THAT(parsed.status().message(),
-              HasSubstr("accepted: pubsub, spanner, bigtable, cloudtasks"));
+              HasSubstr("accepted: pubsub, spanner, bigtable, cloudtasks, "
+                        "storage"));
 }
 
 TEST(EmulatorKindTest, CommandsBindLoopbackOnTheGivenPort) {

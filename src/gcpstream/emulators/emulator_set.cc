@@ -1,5 +1,8 @@
 #include "gcpstream/emulators/emulator_set.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "gcpstream/emulators/loopback_port.h"
 #include "gcpstream/emulators/sdk_root.h"
 
@@ -44,10 +48,25 @@ absl::StatusOr<std::string> PrepareLogDir(const std::string& requested,
   return dir;
 }
 
-// A gRPC server that completes the HTTP/2 handshake is ready to serve.
-bool AnswersGrpc(const std::string& host, absl::Duration wait) {
-  auto channel = grpc::CreateChannel(host, grpc::InsecureChannelCredentials());
-  return channel->WaitForConnected(absl::ToChronoTime(absl::Now() + wait));
+// A gRPC server that completes the HTTP/2 handshake is ready to serve; an
+// HTTP/1.1 emulator once it accepts connections.
+bool Answers(EmulatorKind kind, int port, absl::Duration wait) {
+  if (SpeaksGrpc(kind)) {
+    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                                       grpc::InsecureChannelCredentials());
+    return channel->WaitForConnected(absl::ToChronoTime(absl::Now() + wait));
+  }
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  const bool connected =
+      connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  close(fd);
+  if (!connected) absl::SleepFor(wait);
+  return connected;
 }
 
 struct Launch {
@@ -119,7 +138,7 @@ absl::StatusOr<std::unique_ptr<EmulatorSet>> EmulatorSet::Start(
     int attempt = 0;
     while (true) {
       const std::string host = absl::StrCat("127.0.0.1:", launch.port);
-      if (AnswersGrpc(host, absl::Milliseconds(250))) {
+      if (Answers(launch.kind, launch.port, absl::Milliseconds(250))) {
         set->running_.push_back(RunningEmulator{
             launch.kind, host, launch.process->pid(), launch.log_path});
         set->processes_.push_back(std::move(launch.process));
