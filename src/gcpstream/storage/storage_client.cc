@@ -1,0 +1,225 @@
+#include "gcpstream/storage/storage_client.h"
+
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gcpstream/storage/crc32c.h"
+
+namespace gcpstream::storage {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string ObjectPath(const std::string& bucket, const std::string& name) {
+  return absl::StrCat("/storage/v1/b/", PercentEncode(bucket), "/o/",
+                      PercentEncode(name));
+}
+
+int64_t IntField(const Json& json, const char* field) {
+  int64_t value = 0;
+  if (json.contains(field) && json[field].is_string()) {
+    (void)absl::SimpleAtoi(json[field].get<std::string>(), &value);
+  } else if (json.contains(field) && json[field].is_number_integer()) {
+    value = json[field].get<int64_t>();
+  }
+  return value;
+}
+
+absl::StatusOr<ObjectMetadata> MetadataOf(const std::string& body) {
+  const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || !json.contains("name")) {
+    return absl::InternalError(
+        "Cloud Storage answered without object metadata");
+  }
+  ObjectMetadata metadata{.bucket = json.value("bucket", ""),
+                          .name = json.value("name", ""),
+                          .size = IntField(json, "size"),
+                          .generation = IntField(json, "generation"),
+                          .crc32c = std::nullopt,
+                          .content_type = json.value("contentType", "")};
+  std::string crc;
+  if (json.contains("crc32c") && json["crc32c"].is_string() &&
+      absl::Base64Unescape(json["crc32c"].get<std::string>(), &crc) &&
+      crc.size() == 4) {
+    metadata.crc32c =
+        (static_cast<uint32_t>(static_cast<uint8_t>(crc[0])) << 24) |
+        (static_cast<uint32_t>(static_cast<uint8_t>(crc[1])) << 16) |
+        (static_cast<uint32_t>(static_cast<uint8_t>(crc[2])) << 8) |
+        static_cast<uint32_t>(static_cast<uint8_t>(crc[3]));
+  }
+  return metadata;
+}
+
+absl::Status Mismatch(const std::string& bucket, const std::string& name,
+                      absl::string_view what, uint32_t expected,
+                      uint32_t actual) {
+  return absl::DataLossError(
+      absl::StrFormat("gs://%s/%s: %s: CRC32C %08x expected, %08x computed",
+                      bucket, name, what, expected, actual));
+}
+
+}  // namespace
+
+std::string PercentEncode(absl::string_view text) {
+  std::string out;
+  for (const unsigned char c : text) {
+    if (absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_' ||
+        c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      absl::StrAppendFormat(&out, "%%%02X", c);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<ObjectMetadata> StorageClient::Upload(
+    const std::string& bucket, const std::string& name, const std::string& data,
+    const UploadOptions& options) {
+  const uint32_t crc = Crc32c(data);
+  // A boundary the data does not contain.
+  std::string boundary = "gcpstream-boundary";
+  while (data.find(boundary) != std::string::npos) {
+    absl::StrAppend(&boundary, "-", data.size() % 97);
+  }
+  const Json metadata = {{"name", name},
+                         {"contentType", options.content_type},
+                         {"crc32c", Crc32cBase64(crc)}};
+  const std::string body =
+      absl::StrCat("--", boundary,
+                   "\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n",
+                   metadata.dump(), "\r\n--", boundary,
+                   "\r\nContent-Type: ", options.content_type, "\r\n\r\n", data,
+                   "\r\n--", boundary, "--\r\n");
+  std::string path =
+      absl::StrCat("/upload/storage/v1/b/", PercentEncode(bucket),
+                   "/o?uploadType=multipart");
+  if (options.if_generation_match.has_value()) {
+    absl::StrAppend(&path, "&ifGenerationMatch=", *options.if_generation_match);
+  }
+  absl::StatusOr<http::HttpResponse> response = client_.Send(
+      {.method = "POST",
+       .path = path,
+       .headers = {absl::StrCat("Content-Type: multipart/related; boundary=",
+                                boundary)},
+       .body = body,
+       // A conditional write is safe to resend; a plain one replaces the
+       // object with the same bytes, which is as good.
+       .idempotent = true});
+  if (!response.ok()) return response.status();
+  absl::StatusOr<ObjectMetadata> uploaded = MetadataOf(response->body);
+  if (!uploaded.ok()) return uploaded.status();
+  if (uploaded->crc32c.has_value() && *uploaded->crc32c != crc) {
+    return Mismatch(bucket, name, "the uploaded object", crc,
+                    *uploaded->crc32c);
+  }
+  return uploaded;
+}
+
+absl::StatusOr<ObjectMetadata> StorageClient::Stat(const std::string& bucket,
+                                                   const std::string& name) {
+  absl::StatusOr<http::HttpResponse> response =
+      client_.Send({.path = ObjectPath(bucket, name)});
+  if (!response.ok()) return response.status();
+  return MetadataOf(response->body);
+}
+
+absl::StatusOr<std::string> StorageClient::Read(const std::string& bucket,
+                                                const std::string& name) {
+  absl::StatusOr<ObjectMetadata> metadata = Stat(bucket, name);
+  if (!metadata.ok()) return metadata.status();
+  absl::StatusOr<http::HttpResponse> response = client_.Send(
+      {.path = absl::StrCat(ObjectPath(bucket, name),
+                            "?alt=media&generation=", metadata->generation)});
+  if (!response.ok()) return response.status();
+  if (metadata->crc32c.has_value()) {
+    const uint32_t actual = Crc32c(response->body);
+    if (actual != *metadata->crc32c) {
+      return Mismatch(bucket, name, "the bytes read", *metadata->crc32c,
+                      actual);
+    }
+  }
+  return std::move(response->body);
+}
+
+absl::StatusOr<std::string> StorageClient::ReadRange(const std::string& bucket,
+                                                     const std::string& name,
+                                                     int64_t offset,
+                                                     int64_t length) {
+  if (offset < 0 || length <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a ranged read needs offset >= 0 and length > 0, got ",
+                     offset, " and ", length));
+  }
+  absl::StatusOr<http::HttpResponse> response = client_.Send(
+      {.path = absl::StrCat(ObjectPath(bucket, name), "?alt=media"),
+       .headers = {
+           absl::StrCat("Range: bytes=", offset, "-", offset + length - 1)}});
+  if (!response.ok()) return response.status();
+  return std::move(response->body);
+}
+
+absl::StatusOr<std::vector<ObjectMetadata>> StorageClient::List(
+    const std::string& bucket, const std::string& prefix) {
+  std::vector<ObjectMetadata> objects;
+  std::string page_token;
+  do {
+    std::string path = absl::StrCat("/storage/v1/b/", PercentEncode(bucket),
+                                    "/o?prefix=", PercentEncode(prefix));
+    if (!page_token.empty()) {
+      absl::StrAppend(&path, "&pageToken=", PercentEncode(page_token));
+    }
+    absl::StatusOr<http::HttpResponse> response = client_.Send({.path = path});
+    if (!response.ok()) return response.status();
+    const Json json =
+        Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+    if (!json.is_object()) {
+      return absl::InternalError("Cloud Storage answered a list with no JSON");
+    }
+    if (json.contains("items") && json["items"].is_array()) {
+      for (const Json& item : json["items"]) {
+        absl::StatusOr<ObjectMetadata> metadata = MetadataOf(item.dump());
+        if (!metadata.ok()) return metadata.status();
+        objects.push_back(*std::move(metadata));
+      }
+    }
+    page_token = json.value("nextPageToken", "");
+  } while (!page_token.empty());
+  return objects;
+}
+
+absl::Status StorageClient::Delete(const std::string& bucket,
+                                   const std::string& name) {
+  return client_.Send({.method = "DELETE", .path = ObjectPath(bucket, name)})
+      .status();
+}
+
+absl::StatusOr<ObjectMetadata> StorageClient::Compose(
+    const std::string& bucket, const std::vector<std::string>& sources,
+    const std::string& destination) {
+  if (sources.empty() || sources.size() > 32) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a compose takes 1 to 32 source objects, got ", sources.size()));
+  }
+  Json request = {{"destination", {{"name", destination}}},
+                  {"sourceObjects", Json::array()}};
+  for (const std::string& source : sources) {
+    request["sourceObjects"].push_back({{"name", source}});
+  }
+  absl::StatusOr<http::HttpResponse> response = client_.Send(
+      {.method = "POST",
+       .path = absl::StrCat(ObjectPath(bucket, destination), "/compose"),
+       .headers = {"Content-Type: application/json"},
+       .body = request.dump(),
+       .idempotent = true});
+  if (!response.ok()) return response.status();
+  return MetadataOf(response->body);
+}
+
+}  // namespace gcpstream::storage
