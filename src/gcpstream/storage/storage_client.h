@@ -69,6 +69,13 @@ class StorageClient {
   rest::RestClient client_;
 };
 
+// The client the environment asks for: STORAGE_EMULATOR_HOST (host:port
+// or http://host:port) means the emulator, plaintext and without
+// credentials; otherwise https://storage.googleapis.com with the process's
+// application-default credentials (auth::DefaultTokenSource, one cache per
+// process).
+absl::StatusOr<StorageClient> StorageClientFromEnvironment();
+
 // `text` percent-encoded for one URL path segment or query value.
 std::string PercentEncode(absl::string_view text);
 

@@ -13,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "gcpstream/iceberg/add_files/add_files.h"
 #include "gcpstream/iceberg/catalog/catalog_spec.h"
+#include "gcpstream/iceberg/io/gcs_file_io.h"
 #include "spdlog/sinks/stdout_color_sinks.h"
 #include "spdlog/spdlog.h"
 
@@ -198,7 +199,8 @@ int AddFilesCommand::Run() const {
                ? kBadCommandLine
                : kFailed;
   }
-  LocalFileIO io;
+  // Local paths and gs:// objects alike (docs/iceberg.md).
+  SchemeFileIO io;
   absl::StatusOr<AddFilesResult> result =
       AddFiles(**catalog, io, *table, paths, options);
   if (!result.ok()) {

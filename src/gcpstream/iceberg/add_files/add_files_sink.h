@@ -15,7 +15,7 @@
 #include "gcpstream/base/writer_context.h"
 #include "gcpstream/iceberg/add_files/add_files.h"
 #include "gcpstream/iceberg/catalog/catalog.h"
-#include "gcpstream/iceberg/io/file_io.h"
+#include "gcpstream/iceberg/io/gcs_file_io.h"
 #include "gcpstream/runtime/sink.h"
 
 namespace gcpstream::iceberg {
@@ -79,7 +79,8 @@ class AddFilesWindow {
   AddFilesSinkOptions options_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<IcebergFailureHandler> handler_;
-  LocalFileIO io_;
+  // Local paths and gs:// objects alike.
+  SchemeFileIO io_;
   int subtask_index_ = 0;
   std::vector<std::string> paths_;
   SinkMetrics metrics_;

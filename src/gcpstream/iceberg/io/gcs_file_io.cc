@@ -1,0 +1,100 @@
+#include "gcpstream/iceberg/io/gcs_file_io.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace gcpstream::iceberg {
+
+absl::StatusOr<std::pair<std::string, std::string>> ParseGcsUri(
+    const std::string& uri) {
+  absl::string_view rest = uri;
+  if (!absl::ConsumePrefix(&rest, "gs://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", uri, "' is not a gs:// URI"));
+  }
+  const size_t slash = rest.find('/');
+  if (slash == 0 || slash == absl::string_view::npos ||
+      slash + 1 == rest.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", uri, "' names no object: write gs://BUCKET/OBJECT"));
+  }
+  return std::make_pair(std::string(rest.substr(0, slash)),
+                        std::string(rest.substr(slash + 1)));
+}
+
+absl::StatusOr<int64_t> GcsFileIO::Size(const std::string& uri) {
+  auto parsed = ParseGcsUri(uri);
+  if (!parsed.ok()) return parsed.status();
+  absl::StatusOr<storage::ObjectMetadata> metadata =
+      client_->Stat(parsed->first, parsed->second);
+  if (!metadata.ok()) return metadata.status();
+  return metadata->size;
+}
+
+absl::StatusOr<std::string> GcsFileIO::Read(const std::string& uri,
+                                            int64_t offset, int64_t length) {
+  auto parsed = ParseGcsUri(uri);
+  if (!parsed.ok()) return parsed.status();
+  if (length == 0) return std::string();
+  absl::StatusOr<std::string> bytes =
+      client_->ReadRange(parsed->first, parsed->second, offset, length);
+  if (!bytes.ok()) {
+    // 416: the range starts past the end of the object.
+    if (bytes.status().code() == absl::StatusCode::kOutOfRange) {
+      return absl::OutOfRangeError(absl::StrCat(uri, ": cannot read ", length,
+                                                " bytes at ", offset,
+                                                ": the object is shorter"));
+    }
+    return bytes.status();
+  }
+  if (static_cast<int64_t>(bytes->size()) != length) {
+    return absl::OutOfRangeError(absl::StrCat(uri, ": cannot read ", length,
+                                              " bytes at ", offset,
+                                              ": the object is shorter"));
+  }
+  return bytes;
+}
+
+absl::Status GcsFileIO::Write(const std::string& uri,
+                              const std::string& bytes) {
+  auto parsed = ParseGcsUri(uri);
+  if (!parsed.ok()) return parsed.status();
+  return client_->Upload(parsed->first, parsed->second, bytes).status();
+}
+
+absl::StatusOr<FileIO*> SchemeFileIO::For(const std::string& path) {
+  if (!absl::StartsWith(path, "gs://")) return &local_;
+  if (gcs_ == nullptr) {
+    absl::StatusOr<storage::StorageClient> client =
+        storage::StorageClientFromEnvironment();
+    if (!client.ok()) return client.status();
+    gcs_ = std::make_unique<GcsFileIO>(
+        std::make_shared<storage::StorageClient>(*std::move(client)));
+  }
+  return gcs_.get();
+}
+
+absl::StatusOr<int64_t> SchemeFileIO::Size(const std::string& path) {
+  absl::StatusOr<FileIO*> io = For(path);
+  if (!io.ok()) return io.status();
+  return (*io)->Size(path);
+}
+
+absl::StatusOr<std::string> SchemeFileIO::Read(const std::string& path,
+                                               int64_t offset, int64_t length) {
+  absl::StatusOr<FileIO*> io = For(path);
+  if (!io.ok()) return io.status();
+  return (*io)->Read(path, offset, length);
+}
+
+absl::Status SchemeFileIO::Write(const std::string& path,
+                                 const std::string& bytes) {
+  absl::StatusOr<FileIO*> io = For(path);
+  if (!io.ok()) return io.status();
+  return (*io)->Write(path, bytes);
+}
+
+}  // namespace gcpstream::iceberg
