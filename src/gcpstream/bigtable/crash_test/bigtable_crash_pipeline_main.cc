@@ -16,8 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gcpstream/bigtable/bigtable_sink.h"
-#include "gcpstream/runtime/connectors/generator_source.h"
-#include "gcpstream/runtime/pipeline.h"
+#include "gcpstream/testing/sequence_pipeline.h"
 
 namespace gcpstream::bigtable {
 namespace {
@@ -27,16 +26,6 @@ int Run(const std::string& checkpoint_dir, const std::string& table,
   std::vector<std::string> parts = absl::StrSplit(table, '/');
   if (parts.size() != 6) {
     std::cerr << "--table must be projects/P/instances/I/tables/T\n";
-    return 2;
-  }
-  runtime::GeneratorOptions generator_options;
-  generator_options.count = records;
-  generator_options.records_per_second = rate;
-  generator_options.max_records_per_poll = 100;
-  auto source = runtime::GeneratorSource<int64_t>::Create(
-      "sequence", [](int64_t index) { return index; }, generator_options);
-  if (!source.ok()) {
-    std::cerr << source.status() << "\n";
     return 2;
   }
   BigtableSinkOptions sink_options;
@@ -53,25 +42,13 @@ int Run(const std::string& checkpoint_dir, const std::string& table,
         }
         return entry;
       });
-  runtime::PipelineOptions options;
-  options.name = "bigtable-crash-test";
-  options.checkpoint_directory = checkpoint_dir;
-  options.checkpoint_interval = absl::Milliseconds(100);
-  runtime::Pipeline pipeline(options);
-  pipeline
-      .AddSource(std::shared_ptr<runtime::GeneratorSource<int64_t>>(
-                     *std::move(source)),
-                 2)
-      .SinkTo(sink);
-  auto summary = pipeline.Run();
-  if (!summary.ok()) {
-    std::cerr << summary.status() << "\n";
-    return 1;
-  }
-  std::cout << "done: " << summary->checkpoints_completed
-            << " checkpoints, resumed from " << summary->restored_checkpoint_id
-            << "\n";
-  return 0;
+  return ::gcpstream::testing::RunSequencePipeline(
+      {.name = "bigtable-crash-test",
+       .checkpoint_dir = checkpoint_dir,
+       .records = records,
+       .records_per_second = rate,
+       .max_records_per_poll = 100},
+      sink);
 }
 
 }  // namespace

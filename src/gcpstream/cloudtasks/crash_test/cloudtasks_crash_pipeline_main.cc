@@ -17,8 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gcpstream/cloudtasks/cloudtasks_sink.h"
-#include "gcpstream/runtime/connectors/generator_source.h"
-#include "gcpstream/runtime/pipeline.h"
+#include "gcpstream/testing/sequence_pipeline.h"
 
 namespace gcpstream::cloudtasks {
 namespace {
@@ -31,16 +30,6 @@ int Run(const std::string& checkpoint_dir, const std::string& queue,
   std::vector<std::string> parts = absl::StrSplit(queue, '/');
   if (parts.size() != 6) {
     std::cerr << "--queue must be projects/P/locations/L/queues/Q\n";
-    return 2;
-  }
-  runtime::GeneratorOptions generator_options;
-  generator_options.count = records;
-  generator_options.records_per_second = rate;
-  generator_options.max_records_per_poll = 50;
-  auto source = runtime::GeneratorSource<int64_t>::Create(
-      "sequence", [](int64_t index) { return index; }, generator_options);
-  if (!source.ok()) {
-    std::cerr << source.status() << "\n";
     return 2;
   }
   CloudTasksSinkOptions sink_options;
@@ -61,25 +50,13 @@ int Run(const std::string& checkpoint_dir, const std::string& queue,
           -> absl::StatusOr<std::string> { return absl::StrCat("order-", i); }};
   auto sink = std::make_shared<CloudTasksSink<int64_t>>(
       sink_options, QueueDestination(parts[1], parts[3], parts[5]), serializer);
-  runtime::PipelineOptions options;
-  options.name = "cloudtasks-crash-test";
-  options.checkpoint_directory = checkpoint_dir;
-  options.checkpoint_interval = absl::Milliseconds(100);
-  runtime::Pipeline pipeline(options);
-  pipeline
-      .AddSource(std::shared_ptr<runtime::GeneratorSource<int64_t>>(
-                     *std::move(source)),
-                 2)
-      .SinkTo(sink);
-  auto summary = pipeline.Run();
-  if (!summary.ok()) {
-    std::cerr << summary.status() << "\n";
-    return 1;
-  }
-  std::cout << "done: " << summary->checkpoints_completed
-            << " checkpoints, resumed from " << summary->restored_checkpoint_id
-            << "\n";
-  return 0;
+  return ::gcpstream::testing::RunSequencePipeline(
+      {.name = "cloudtasks-crash-test",
+       .checkpoint_dir = checkpoint_dir,
+       .records = records,
+       .records_per_second = rate,
+       .max_records_per_poll = 50},
+      sink);
 }
 
 }  // namespace

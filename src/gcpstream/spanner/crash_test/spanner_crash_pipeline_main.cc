@@ -14,9 +14,8 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_split.h"
-#include "gcpstream/runtime/connectors/generator_source.h"
-#include "gcpstream/runtime/pipeline.h"
 #include "gcpstream/spanner/spanner_sink.h"
+#include "gcpstream/testing/sequence_pipeline.h"
 
 namespace gcpstream::spanner {
 namespace {
@@ -26,16 +25,6 @@ int Run(const std::string& checkpoint_dir, const std::string& database,
   std::vector<std::string> parts = absl::StrSplit(database, '/');
   if (parts.size() != 6) {
     std::cerr << "--database must be projects/P/instances/I/databases/D\n";
-    return 2;
-  }
-  runtime::GeneratorOptions generator_options;
-  generator_options.count = records;
-  generator_options.records_per_second = rate;
-  generator_options.max_records_per_poll = 100;
-  auto source = runtime::GeneratorSource<int64_t>::Create(
-      "sequence", [](int64_t index) { return index; }, generator_options);
-  if (!source.ok()) {
-    std::cerr << source.status() << "\n";
     return 2;
   }
   SpannerSinkOptions sink_options;
@@ -49,26 +38,13 @@ int Run(const std::string& checkpoint_dir, const std::string& database,
             .Set("Id", Value::Int64(i % keys))
             .Set("Seq", Value::Int64(i));
       });
-  runtime::PipelineOptions options;
-  options.name = "spanner-crash-test";
-  options.checkpoint_directory = checkpoint_dir;
-  options.checkpoint_interval = absl::Milliseconds(100);
-  runtime::Pipeline pipeline(options);
-  pipeline
-      .AddSource(std::shared_ptr<runtime::GeneratorSource<int64_t>>(
-                     *std::move(source)),
-                 2)
-      .KeyBy([keys](const int64_t& i) { return i % keys; }, 2)
-      .SinkTo(sink);
-  auto summary = pipeline.Run();
-  if (!summary.ok()) {
-    std::cerr << summary.status() << "\n";
-    return 1;
-  }
-  std::cout << "done: " << summary->checkpoints_completed
-            << " checkpoints, resumed from " << summary->restored_checkpoint_id
-            << "\n";
-  return 0;
+  return ::gcpstream::testing::RunSequencePipeline(
+      {.name = "spanner-crash-test",
+       .checkpoint_dir = checkpoint_dir,
+       .records = records,
+       .records_per_second = rate,
+       .max_records_per_poll = 100},
+      sink, [keys](const int64_t& i) { return i % keys; });
 }
 
 }  // namespace
