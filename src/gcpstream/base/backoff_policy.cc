@@ -49,13 +49,30 @@ absl::StatusOr<ExponentialBackoff> ExponentialBackoff::Create(
   return ExponentialBackoff(options, std::move(random));
 }
 
-absl::Duration ExponentialBackoff::NextDelay() {
-  double r = random_();
+namespace {
+
+// Equal jitter: uniform in [ceiling/2, ceiling].
+absl::Duration Jittered(absl::Duration ceiling, const UniformRandom& random) {
+  double r = random();
   // NaN fails both comparisons and would poison the delay.
   if (!(r >= 0.0)) r = 0.0;
   if (!(r < 1.0)) r = 1.0;
-  const absl::Duration half = ceiling_ / 2;
-  const absl::Duration delay = half + (ceiling_ - half) * r;
+  const absl::Duration half = ceiling / 2;
+  return half + (ceiling - half) * r;
+}
+
+}  // namespace
+
+absl::Duration ExponentialBackoff::DelayForAttempt(int attempts) {
+  absl::Duration ceiling = options_.initial_delay;
+  for (int i = 1; i < attempts && ceiling < options_.max_delay; ++i) {
+    ceiling = std::min(ceiling * options_.multiplier, options_.max_delay);
+  }
+  return Jittered(ceiling, random_);
+}
+
+absl::Duration ExponentialBackoff::NextDelay() {
+  const absl::Duration delay = Jittered(ceiling_, random_);
   // Duration * double saturates to infinity rather than overflowing, and the
   // min brings it back to max_delay.
   ceiling_ = std::min(ceiling_ * options_.multiplier, options_.max_delay);

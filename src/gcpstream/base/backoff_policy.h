@@ -41,6 +41,12 @@ class ExponentialBackoff {
   // The delay before the next attempt; each call grows the ceiling.
   absl::Duration NextDelay();
 
+  // The delay before retrying something that failed `attempts` times,
+  // whatever this backoff's own progress (for callers that track attempts
+  // per item, such as Bigtable's per-entry resends): drawn like the
+  // `attempts`-th NextDelay().
+  absl::Duration DelayForAttempt(int attempts);
+
   // Starts over from the initial delay, e.g. after a success.
   void Reset() { ceiling_ = options_.initial_delay; }
 

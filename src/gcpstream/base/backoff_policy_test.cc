@@ -34,6 +34,16 @@ TEST(ExponentialBackoffTest, TopOfJitterGrowsGeometricallyUpToMax) {
                         absl::Milliseconds(1000)}));
 }
 
+TEST(ExponentialBackoffTest, DelayForAttemptDrawsLikeTheNthDelay) {
+  ExponentialBackoff backoff = MakeBackoff(
+      {absl::Milliseconds(100), absl::Milliseconds(1000), 3.0}, Constant(1.0));
+  EXPECT_EQ(backoff.DelayForAttempt(1), absl::Milliseconds(100));
+  EXPECT_EQ(backoff.DelayForAttempt(3), absl::Milliseconds(900));
+  EXPECT_EQ(backoff.DelayForAttempt(1000), absl::Milliseconds(1000));
+  // It leaves the backoff's own progress alone.
+  EXPECT_EQ(backoff.NextDelay(), absl::Milliseconds(100));
+}
+
 TEST(ExponentialBackoffTest, BottomOfJitterIsHalfTheCeiling) {
   ExponentialBackoff backoff = MakeBackoff(
       {absl::Milliseconds(100), absl::Seconds(10), 2.0}, Constant(0.0));

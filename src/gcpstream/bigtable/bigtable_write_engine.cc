@@ -98,20 +98,23 @@ BigtableWriteEngine::BigtableWriteEngine(
       timer_(connector::MakeTimer(options_.make_timer, executor_)),
       clock_(options_.clock != nullptr ? *options_.clock : timer_->clock()),
       channel_(std::move(channel)),
-      batchers_(DestinationStatesOptions{.idle_timeout =
-                                             options_.destination_idle_timeout},
-                [this](const TableDestination& table) {
-                  return std::make_unique<TableBatcher>(
-                      table, options_.app_profile_id,
-                      BatchLimits{.max_entries = options_.batch_element_count,
-                                  .max_bytes = options_.batch_byte_size,
-                                  .max_mutations = kMaxMutationsPerRequest},
-                      options_.create_disposition ==
-                              CreateDisposition::kCreateIfNeeded
-                          ? TableState::kEnsuring
-                          : TableState::kReady,
-                      options_.retry.backoff);
-                }),
+      batchers_(
+          DestinationStatesOptions{.idle_timeout =
+                                       options_.destination_idle_timeout},
+          [this](const TableDestination& table) {
+            return std::make_unique<TableBatcher>(
+                table, options_.app_profile_id,
+                BatchLimits{.max_entries = options_.batch_element_count,
+                            .max_bytes = options_.batch_byte_size,
+                            .max_mutations = kMaxMutationsPerRequest},
+                options_.create_disposition ==
+                        CreateDisposition::kCreateIfNeeded
+                    ? TableState::kEnsuring
+                    : TableState::kReady,
+                // Cannot fail: the retry options were checked in Create().
+                *ExponentialBackoff::Create(options_.retry.backoff,
+                                            DefaultUniformRandom()));
+          }),
       completions_(executor_) {}
 
 BigtableWriteEngine::~BigtableWriteEngine() { Close(); }

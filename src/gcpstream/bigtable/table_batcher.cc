@@ -1,6 +1,5 @@
 #include "gcpstream/bigtable/table_batcher.h"
 
-#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -16,13 +15,13 @@ constexpr absl::Duration kReleaseTimeout = absl::Seconds(30);
 
 TableBatcher::TableBatcher(TableDestination table, std::string app_profile_id,
                            BatchLimits limits, TableState state,
-                           BackoffOptions retry_backoff)
+                           ExponentialBackoff retry_backoff)
     : table_(std::move(table)),
       table_name_(table_.ResourceName()),
       app_profile_id_(std::move(app_profile_id)),
       limits_(limits),
       state_(state),
-      retry_backoff_(retry_backoff) {
+      retry_backoff_(std::move(retry_backoff)) {
   open_.request = NewRequest();
 }
 
@@ -62,15 +61,6 @@ void TableBatcher::AddRetry(MutateRowsRequest::Entry&& entry, EntryInfo info) {
   batch.infos.push_back(info);
   batch.bytes += info.bytes;
   batch.mutations += mutations;
-}
-
-absl::Duration TableBatcher::RetryDelay(int attempts) {
-  absl::Duration ceiling = retry_backoff_.initial_delay;
-  for (int i = 1; i < attempts && ceiling < retry_backoff_.max_delay; ++i) {
-    ceiling = ceiling * retry_backoff_.multiplier;
-  }
-  ceiling = std::min(ceiling, retry_backoff_.max_delay);
-  return ceiling / 2 + (ceiling / 2) * std::clamp(random_(), 0.0, 1.0);
 }
 
 std::vector<EntryBatch> TableBatcher::TakeRetries() {

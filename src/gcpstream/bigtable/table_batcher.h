@@ -58,7 +58,7 @@ class TableBatcher {
  public:
   TableBatcher(TableDestination table, std::string app_profile_id,
                BatchLimits limits, TableState state,
-               BackoffOptions retry_backoff);
+               ExponentialBackoff retry_backoff);
 
   const TableDestination& table() const { return table_; }
   const std::string& table_name() const { return table_name_; }
@@ -87,10 +87,10 @@ class TableBatcher {
   bool has_retries() const { return !retries_.empty(); }
   // The timer of the pending resend (0: none).
   connector::TaskTimer::Id retry_timer = 0;
-  // The backoff before resending entries sent `attempts` times: drawn from
-  // [c/2, c], c = min(initial * multiplier^(attempts-1), max), as
-  // ExponentialBackoff draws its n-th delay.
-  absl::Duration RetryDelay(int attempts);
+  // The backoff before resending entries sent `attempts` times.
+  absl::Duration RetryDelay(int attempts) {
+    return retry_backoff_.DelayForAttempt(attempts);
+  }
 
   // A request for `table` with the table's name and app profile set.
   google::bigtable::v2::MutateRowsRequest NewRequest() const;
@@ -128,8 +128,7 @@ class TableBatcher {
   EntryBatch open_;
   bool open_has_resends_ = false;
   std::vector<EntryBatch> retries_;
-  const BackoffOptions retry_backoff_;
-  UniformRandom random_ = DefaultUniformRandom();
+  ExponentialBackoff retry_backoff_;
   absl::flat_hash_set<std::string> families_;
   bool families_known_ = false;
   int64_t calls_ = 0;
