@@ -4,7 +4,10 @@
 
 #include <memory>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace gcpstream::http {
 namespace {
@@ -21,6 +24,23 @@ size_t AppendBody(char* data, size_t size, size_t count, void* out) {
   return size * count;
 }
 
+// libcurl passes every header line of every response (an interim
+// "100 Continue" too): a status line starts a new set.
+size_t AppendHeader(char* data, size_t size, size_t count, void* out) {
+  auto& headers =
+      *static_cast<std::vector<std::pair<std::string, std::string>>*>(out);
+  const absl::string_view line(data, size * count);
+  if (absl::StartsWith(line, "HTTP/")) {
+    headers.clear();
+  } else if (const size_t colon = line.find(':');
+             colon != absl::string_view::npos) {
+    headers.emplace_back(
+        absl::AsciiStrToLower(line.substr(0, colon)),
+        std::string(absl::StripAsciiWhitespace(line.substr(colon + 1))));
+  }
+  return size * count;
+}
+
 // Failures where the request cannot have reached a server.
 bool NothingWasSent(CURLcode code) {
   return code == CURLE_COULDNT_RESOLVE_HOST ||
@@ -30,13 +50,24 @@ bool NothingWasSent(CURLcode code) {
 
 }  // namespace
 
+std::string HttpResponse::Header(absl::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key == name) return value;
+  }
+  return "";
+}
+
 absl::StatusOr<HttpResponse> SendHttpRequest(const HttpRequest& request) {
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
   if (curl == nullptr) {
     return absl::ResourceExhaustedError("cannot start an HTTP request");
   }
   std::unique_ptr<curl_slist, HeaderListDeleter> headers;
-  for (const std::string& header : request.headers) {
+  std::vector<std::string> lines = request.headers;
+  // Bodies go at once: no waiting for a "100 Continue" some servers never
+  // send.
+  lines.emplace_back("Expect:");
+  for (const std::string& header : lines) {
     // On success the list now starts at `appended` (the same list); on
     // failure it is unchanged and still owned here.
     curl_slist* list = headers.release();
@@ -57,6 +88,8 @@ absl::StatusOr<HttpResponse> SendHttpRequest(const HttpRequest& request) {
                        absl::ToInt64Milliseconds(request.timeout)));
   curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(handle, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, AppendHeader);
+  curl_easy_setopt(handle, CURLOPT_HEADERDATA, &response.headers);
   if (request.method != "GET" && request.method != "HEAD") {
     curl_easy_setopt(handle, CURLOPT_POSTFIELDS, request.body.data());
     curl_easy_setopt(handle, CURLOPT_POSTFIELDSIZE_LARGE,
@@ -64,7 +97,10 @@ absl::StatusOr<HttpResponse> SendHttpRequest(const HttpRequest& request) {
   }
   const CURLcode code = curl_easy_perform(handle);
   if (code != CURLE_OK) {
-    const std::string what = absl::StrCat(request.method, " ", request.url,
+    const std::string what = absl::StrCat(request.method, " ",
+                                          request.url_for_messages.empty()
+                                              ? request.url
+                                              : request.url_for_messages,
                                           ": ", curl_easy_strerror(code));
     if (NothingWasSent(code)) return absl::UnavailableError(what);
     return absl::UnknownError(

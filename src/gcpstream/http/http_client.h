@@ -2,9 +2,11 @@
 #define GCPSTREAM_HTTP_HTTP_CLIENT_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace gcpstream::http {
@@ -12,11 +14,19 @@ namespace gcpstream::http {
 struct HttpResponse {
   long status = 0;  // NOLINT(google-runtime-int): libcurl's type.
   std::string body;
+  // The final response's headers, names in lower case, in arrival order.
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  // The first header of that name (lower case); empty when absent.
+  std::string Header(absl::string_view name) const;
 };
 
 struct HttpRequest {
   std::string method = "GET";
   std::string url;
+  // What error messages call the URL when `url` must not be shown (a
+  // resumable upload's session URI grants the upload to whoever holds it).
+  std::string url_for_messages;
   // "Name: value" lines. Never logged: they may hold credentials.
   std::vector<std::string> headers;
   std::string body;

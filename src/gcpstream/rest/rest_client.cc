@@ -84,7 +84,10 @@ absl::StatusOr<http::HttpResponse> RestClient::SendOnce(
     const RestRequest& request) const {
   http::HttpRequest http_request;
   http_request.method = request.method;
-  http_request.url = absl::StrCat(options_.endpoint, request.path);
+  http_request.url = request.url.empty()
+                         ? absl::StrCat(options_.endpoint, request.path)
+                         : request.url;
+  http_request.url_for_messages = request.url_for_messages;
   http_request.headers = request.headers;
   http_request.headers.push_back(absl::StrCat("User-Agent: ", UserAgent()));
   if (!options_.quota_project.empty()) {
@@ -125,7 +128,10 @@ absl::StatusOr<http::HttpResponse> RestClient::Send(
       const std::string message = ApiMessage(response->body);
       failure = absl::Status(
           code,
-          absl::StrCat(request.method, " ", options_.endpoint, request.path,
+          absl::StrCat(request.method, " ",
+                       request.url.empty()
+                           ? absl::StrCat(options_.endpoint, request.path)
+                           : request.url_for_messages,
                        ": HTTP ", response->status,
                        message.empty() ? "" : absl::StrCat(": ", message)));
       // 429 refuses before doing anything; other transient answers (408,
@@ -133,19 +139,19 @@ absl::StatusOr<http::HttpResponse> RestClient::Send(
       retryable = code == absl::StatusCode::kResourceExhausted ||
                   (request.idempotent && Transient(code));
     }
-    if (!retryable) return failure;
+    if (!retryable || !request.retry) return failure;
     RetryDecision decision = retry->OnFailure(failure, StatusClass::kTransient);
     if (decision.action != RetryDecision::Action::kRetryAfter) {
       return decision.status;
     }
-    if (options_.sleep) {
-      if (absl::Status slept = options_.sleep(decision.delay); !slept.ok()) {
-        return slept;
-      }
-    } else {
-      absl::SleepFor(decision.delay);
-    }
+    if (absl::Status slept = Sleep(decision.delay); !slept.ok()) return slept;
   }
+}
+
+absl::Status RestClient::Sleep(absl::Duration delay) const {
+  if (options_.sleep) return options_.sleep(delay);
+  absl::SleepFor(delay);
+  return absl::OkStatus();
 }
 
 }  // namespace gcpstream::rest

@@ -58,6 +58,13 @@ struct RestRequest {
   // DELETE and conditional writes are; a plain POST is not: it is not
   // resent after a failure that may have reached the server.
   bool idempotent = true;
+  // Instead of endpoint + path: a URL the service handed out (a resumable
+  // upload's session URI), which errors call `url_for_messages`.
+  std::string url{};
+  std::string url_for_messages{};
+  // False: one attempt, whatever the failure; the caller recovers (a
+  // resumable upload asks the service what it kept before resending).
+  bool retry = true;
 };
 
 // Calls a Google REST API: bearer token, user agent
@@ -73,6 +80,10 @@ class RestClient {
   absl::StatusOr<http::HttpResponse> Send(const RestRequest& request) const;
 
   const RestClientOptions& options() const { return options_; }
+
+  // Waits out a backoff the way the options say (`sleep`, else the
+  // calling thread sleeps).
+  absl::Status Sleep(absl::Duration delay) const;
 
  private:
   absl::StatusOr<http::HttpResponse> SendOnce(const RestRequest& request) const;

@@ -34,7 +34,9 @@ int64_t IntField(const Json& json, const char* field) {
   return value;
 }
 
-absl::StatusOr<ObjectMetadata> MetadataOf(const std::string& body) {
+}  // namespace
+
+absl::StatusOr<ObjectMetadata> ObjectMetadataFromJson(const std::string& body) {
   const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object() || !json.contains("name")) {
     return absl::InternalError(
@@ -58,6 +60,8 @@ absl::StatusOr<ObjectMetadata> MetadataOf(const std::string& body) {
   }
   return metadata;
 }
+
+namespace {
 
 absl::Status Mismatch(const std::string& bucket, const std::string& name,
                       absl::string_view what, uint32_t expected,
@@ -107,42 +111,40 @@ std::string PercentEncode(absl::string_view text) {
   return out;
 }
 
-absl::StatusOr<ObjectMetadata> StorageClient::Upload(
-    const std::string& bucket, const std::string& name, const std::string& data,
-    const UploadOptions& options) {
-  const uint32_t crc = Crc32c(data);
-  // A boundary the data does not contain.
-  std::string boundary = "gcpstream-boundary";
-  while (data.find(boundary) != std::string::npos) {
-    absl::StrAppend(&boundary, "-", data.size() % 97);
-  }
-  const Json metadata = {{"name", name},
-                         {"contentType", options.content_type},
-                         {"crc32c", Crc32cBase64(crc)}};
-  const std::string body =
-      absl::StrCat("--", boundary,
-                   "\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n",
-                   metadata.dump(), "\r\n--", boundary,
-                   "\r\nContent-Type: ", options.content_type, "\r\n\r\n", data,
-                   "\r\n--", boundary, "--\r\n");
-  std::string path =
-      absl::StrCat("/upload/storage/v1/b/", PercentEncode(bucket),
-                   "/o?uploadType=multipart");
+std::string UploadPath(const std::string& bucket, absl::string_view type,
+                       const UploadOptions& options) {
+  std::string path = absl::StrCat(
+      "/upload/storage/v1/b/", PercentEncode(bucket), "/o?uploadType=", type);
   if (options.if_generation_match.has_value()) {
     absl::StrAppend(&path, "&ifGenerationMatch=", *options.if_generation_match);
   }
-  absl::StatusOr<http::HttpResponse> response = client_.Send(
-      {.method = "POST",
-       .path = path,
-       .headers = {absl::StrCat("Content-Type: multipart/related; boundary=",
-                                boundary)},
-       .body = body,
-       // A conditional write is safe to resend; a plain one replaces the
-       // object with the same bytes, which is as good.
-       .idempotent = true});
-  if (!response.ok()) return response.status();
-  absl::StatusOr<ObjectMetadata> uploaded = MetadataOf(response->body);
+  return path;
+}
+
+absl::StatusOr<ObjectMetadata> StorageClient::Upload(
+    const std::string& bucket, const std::string& name, const std::string& data,
+    const UploadOptions& options) {
+  switch (options.type) {
+    case UploadType::kSimple:
+      return UploadSimple(bucket, name, data, options);
+    case UploadType::kMultipart:
+      return UploadMultipart(bucket, name, data, options);
+    case UploadType::kResumable:
+      return UploadResumable(bucket, name, data, options);
+    case UploadType::kAuto:
+      break;
+  }
+  return static_cast<int64_t>(data.size()) > options.resumable_threshold
+             ? UploadResumable(bucket, name, data, options)
+             : UploadMultipart(bucket, name, data, options);
+}
+
+absl::StatusOr<ObjectMetadata> StorageClient::CheckUploaded(
+    const std::string& bucket, const std::string& name, const std::string& data,
+    const std::string& answer) {
+  absl::StatusOr<ObjectMetadata> uploaded = ObjectMetadataFromJson(answer);
   if (!uploaded.ok()) return uploaded.status();
+  const uint32_t crc = Crc32c(data);
   if (uploaded->crc32c.has_value() && *uploaded->crc32c != crc) {
     return Mismatch(bucket, name, "the uploaded object", crc,
                     *uploaded->crc32c);
@@ -150,12 +152,71 @@ absl::StatusOr<ObjectMetadata> StorageClient::Upload(
   return uploaded;
 }
 
+absl::StatusOr<ObjectMetadata> StorageClient::UploadSimple(
+    const std::string& bucket, const std::string& name, const std::string& data,
+    const UploadOptions& options) {
+  absl::StatusOr<http::HttpResponse> response = client_.Send(
+      {.method = "POST",
+       .path = absl::StrCat(UploadPath(bucket, "media", options),
+                            "&name=", PercentEncode(name)),
+       .headers = {absl::StrCat("Content-Type: ", options.content_type),
+                   absl::StrCat("x-goog-hash: crc32c=",
+                                Crc32cBase64(Crc32c(data)))},
+       .body = data,
+       .idempotent = true});
+  if (!response.ok()) return response.status();
+  absl::StatusOr<ObjectMetadata> uploaded =
+      CheckUploaded(bucket, name, data, response->body);
+  if (uploaded.status().code() == absl::StatusCode::kDataLoss) {
+    // The damaged generation is stored: take it away (only it).
+    absl::StatusOr<ObjectMetadata> stored =
+        ObjectMetadataFromJson(response->body);
+    if (stored.ok()) {
+      (void)client_.Send(
+          {.method = "DELETE",
+           .path = absl::StrCat(ObjectPath(bucket, name),
+                                "?ifGenerationMatch=", stored->generation)});
+    }
+  }
+  return uploaded;
+}
+
+absl::StatusOr<ObjectMetadata> StorageClient::UploadMultipart(
+    const std::string& bucket, const std::string& name, const std::string& data,
+    const UploadOptions& options) {
+  // A boundary the data does not contain.
+  std::string boundary = "gcpstream-boundary";
+  while (data.find(boundary) != std::string::npos) {
+    absl::StrAppend(&boundary, "-", data.size() % 97);
+  }
+  const Json metadata = {{"name", name},
+                         {"contentType", options.content_type},
+                         {"crc32c", Crc32cBase64(Crc32c(data))}};
+  const std::string body =
+      absl::StrCat("--", boundary,
+                   "\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n",
+                   metadata.dump(), "\r\n--", boundary,
+                   "\r\nContent-Type: ", options.content_type, "\r\n\r\n", data,
+                   "\r\n--", boundary, "--\r\n");
+  absl::StatusOr<http::HttpResponse> response = client_.Send(
+      {.method = "POST",
+       .path = UploadPath(bucket, "multipart", options),
+       .headers = {absl::StrCat("Content-Type: multipart/related; boundary=",
+                                boundary)},
+       .body = body,
+       // A conditional write is safe to resend; a plain one replaces the
+       // object with the same bytes, which is as good.
+       .idempotent = true});
+  if (!response.ok()) return response.status();
+  return CheckUploaded(bucket, name, data, response->body);
+}
+
 absl::StatusOr<ObjectMetadata> StorageClient::Stat(const std::string& bucket,
                                                    const std::string& name) {
   absl::StatusOr<http::HttpResponse> response =
       client_.Send({.path = ObjectPath(bucket, name)});
   if (!response.ok()) return response.status();
-  return MetadataOf(response->body);
+  return ObjectMetadataFromJson(response->body);
 }
 
 absl::StatusOr<std::string> StorageClient::Read(const std::string& bucket,
@@ -212,7 +273,8 @@ absl::StatusOr<std::vector<ObjectMetadata>> StorageClient::List(
     }
     if (json.contains("items") && json["items"].is_array()) {
       for (const Json& item : json["items"]) {
-        absl::StatusOr<ObjectMetadata> metadata = MetadataOf(item.dump());
+        absl::StatusOr<ObjectMetadata> metadata =
+            ObjectMetadataFromJson(item.dump());
         if (!metadata.ok()) return metadata.status();
         objects.push_back(*std::move(metadata));
       }
@@ -247,7 +309,7 @@ absl::StatusOr<ObjectMetadata> StorageClient::Compose(
        .body = request.dump(),
        .idempotent = true});
   if (!response.ok()) return response.status();
-  return MetadataOf(response->body);
+  return ObjectMetadataFromJson(response->body);
 }
 
 }  // namespace gcpstream::storage

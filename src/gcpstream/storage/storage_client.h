@@ -22,12 +22,34 @@ struct ObjectMetadata {
   std::string content_type;
 };
 
+// How an object's bytes travel.
+enum class UploadType {
+  // Multipart up to `resumable_threshold` bytes, resumable above.
+  kAuto,
+  // uploadType=media: one request, no metadata. The service cannot check
+  // a checksum before it stores the object, so a mismatch found in its
+  // answer deletes that generation and fails.
+  kSimple,
+  // uploadType=multipart: metadata (with the CRC32C the service checks)
+  // and bytes in one request.
+  kMultipart,
+  // uploadType=resumable: a session, then chunks. A chunk whose exchange
+  // breaks is not resent blindly: the service is asked how much it kept
+  // and the upload goes on from there.
+  kResumable,
+};
+
 struct UploadOptions {
   std::string content_type = "application/octet-stream";
   // ifGenerationMatch: 0 creates only if the object does not exist (the
   // object-store form of a no-replace link); N replaces only generation N.
   // A failed condition is FAILED_PRECONDITION.
-  std::optional<int64_t> if_generation_match;
+  std::optional<int64_t> if_generation_match = std::nullopt;
+  UploadType type = UploadType::kAuto;
+  int64_t resumable_threshold = int64_t{32} << 20;
+  // Bytes per resumable request: a multiple of 256 KiB, as the service
+  // requires of every chunk but the last.
+  int64_t chunk_size = int64_t{16} << 20;
 };
 
 // Cloud Storage through its JSON API, on a RestClient (so tokens, retries
@@ -35,8 +57,7 @@ struct UploadOptions {
 // CRC32C both ways: an upload sends the checksum for the service to verify
 // and compares the one it answers; a whole-object read compares the
 // object's checksum with the bytes read. A mismatch is DATA_LOSS. Object
-// names are any bytes; they are percent-encoded here. Resumable uploads
-// are not here yet (docs/authentication.md).
+// names are any bytes; they are percent-encoded here.
 class StorageClient {
  public:
   explicit StorageClient(rest::RestClient client)
@@ -66,6 +87,24 @@ class StorageClient {
       const std::string& destination);
 
  private:
+  absl::StatusOr<ObjectMetadata> UploadSimple(const std::string& bucket,
+                                              const std::string& name,
+                                              const std::string& data,
+                                              const UploadOptions& options);
+  absl::StatusOr<ObjectMetadata> UploadMultipart(const std::string& bucket,
+                                                 const std::string& name,
+                                                 const std::string& data,
+                                                 const UploadOptions& options);
+  absl::StatusOr<ObjectMetadata> UploadResumable(const std::string& bucket,
+                                                 const std::string& name,
+                                                 const std::string& data,
+                                                 const UploadOptions& options);
+  // The uploaded object's metadata, its CRC32C compared with `data`'s.
+  absl::StatusOr<ObjectMetadata> CheckUploaded(const std::string& bucket,
+                                               const std::string& name,
+                                               const std::string& data,
+                                               const std::string& answer);
+
   rest::RestClient client_;
 };
 
@@ -75,6 +114,14 @@ class StorageClient {
 // application-default credentials (auth::DefaultTokenSource, one cache per
 // process).
 absl::StatusOr<StorageClient> StorageClientFromEnvironment();
+
+// The object metadata in a JSON API answer.
+absl::StatusOr<ObjectMetadata> ObjectMetadataFromJson(const std::string& body);
+
+// "/upload/storage/v1/b/<bucket>/o?uploadType=<type>" with the options'
+// generation condition.
+std::string UploadPath(const std::string& bucket, absl::string_view type,
+                       const UploadOptions& options);
 
 // `text` percent-encoded for one URL path segment or query value.
 std::string PercentEncode(absl::string_view text);

@@ -116,10 +116,14 @@ void HttpReceiver::HandleConnection(int connection) {
     request.body = data.substr(header_end + 4, body_length);
   }
   const HttpAnswer answer = responder_ ? responder_(request) : HttpAnswer();
-  const std::string response = absl::StrCat(
+  std::string response = absl::StrCat(
       "HTTP/1.1 ", answer.status, " X\r\nContent-Type: application/json\r\n",
-      "Content-Length: ", answer.body.size(), "\r\nConnection: close\r\n\r\n",
-      answer.body);
+      "Content-Length: ", answer.body.size(), "\r\nConnection: close\r\n");
+  for (const std::string& header : answer.headers) {
+    absl::StrAppend(&response, header, "\r\n");
+  }
+  absl::StrAppend(&response, "\r\n", answer.body);
+  if (answer.drop_connection) response.clear();
   size_t sent = 0;
   while (sent < response.size()) {
     const ssize_t wrote =

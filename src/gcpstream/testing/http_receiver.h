@@ -27,6 +27,9 @@ struct ReceivedRequest {
 struct HttpAnswer {
   int status = 200;
   std::string body;
+  std::vector<std::string> headers{};  // Extra "Name: value" lines.
+  // Close the connection without answering (a broken exchange).
+  bool drop_connection = false;
 };
 using HttpResponder = std::function<HttpAnswer(const ReceivedRequest&)>;
 
