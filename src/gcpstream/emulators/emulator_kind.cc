@@ -81,16 +81,12 @@ std::vector<std::string> EmulatorCommand(EmulatorKind kind,
     case EmulatorKind::kStorage:
       return {FromEnvOr("GCPSTREAM_FAKE_GCS_SERVER",
                         GCPSTREAM_SOURCE_DIR "/.tools/bin/fake-gcs-server"),
-              "-scheme",
-              "http",
-              "-host",
-              "127.0.0.1",
-              "-port",
-              port_text,
-              "-backend",
-              "memory",
-              "-external-url",
-              absl::StrCat("http://127.0.0.1:", port_text)};
+              "-scheme", "http", "-host", "127.0.0.1", "-port", port_text,
+              "-backend", "memory", "-external-url",
+              absl::StrCat("http://127.0.0.1:", port_text),
+              // Serves the XML API's path-style URLs (/bucket/object) on
+              // this address too: how DuckDB's httpfs reads gs://.
+              "-public-host", absl::StrCat("127.0.0.1:", port_text)};
   }
   return {};
 }

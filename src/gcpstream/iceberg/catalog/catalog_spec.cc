@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "gcpstream/iceberg/catalog/filesystem_catalog.h"
 #include "gcpstream/iceberg/catalog/rest_catalog.h"
+#include "gcpstream/iceberg/io/gcs_file_io.h"
 
 namespace gcpstream::iceberg {
 
@@ -26,11 +27,22 @@ absl::StatusOr<std::unique_ptr<Catalog>> OpenCatalog(const CatalogSpec& spec) {
     }
     absl::string_view path = spec.catalog;
     absl::ConsumePrefix(&path, "file://");
-    if (path.empty() || absl::StrContains(path, "://")) {
+    if (path.empty() ||
+        (absl::StrContains(path, "://") && !absl::StartsWith(path, "gs://"))) {
       return absl::InvalidArgumentError(absl::StrCat(
           "catalog '", spec.catalog,
           "' is neither a REST catalog (http:// or https://) nor a "
-          "filesystem warehouse (a directory or file:// URI)"));
+          "filesystem warehouse (a directory, a file:// URI or a "
+          "gs://bucket/prefix)"));
+    }
+    if (absl::StartsWith(path, "gs://")) {
+      if (absl::StatusOr<std::pair<std::string, std::string>> bucket =
+              ParseGcsUri(absl::StrCat(path, "/x"));
+          !bucket.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "catalog '", spec.catalog,
+            "': a gs:// warehouse needs a bucket: write gs://BUCKET/PREFIX"));
+      }
     }
     return std::make_unique<FilesystemCatalog>(std::string(path));
   }

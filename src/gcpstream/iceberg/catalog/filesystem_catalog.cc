@@ -1,28 +1,20 @@
 #include "gcpstream/iceberg/catalog/filesystem_catalog.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "gcpstream/iceberg/io/gcs_file_io.h"
 #include "gcpstream/iceberg/io/random_ids.h"
 #include "spdlog/spdlog.h"
 
 namespace gcpstream::iceberg {
 namespace {
-
-namespace fs = std::filesystem;
 
 std::string VersionFile(const std::string& metadata_dir, int version) {
   return absl::StrCat(metadata_dir, "/v", version, ".metadata.json");
@@ -30,34 +22,23 @@ std::string VersionFile(const std::string& metadata_dir, int version) {
 
 int64_t NowMillis() { return absl::ToUnixMillis(absl::Now()); }
 
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  }
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
+// Whether `path` exists; errors other than NotFound are errors (an
+// unreachable store must not look like an older table).
+absl::StatusOr<bool> Exists(FileIO& io, const std::string& path) {
+  absl::StatusOr<int64_t> size = io.Size(path);
+  if (size.ok()) return true;
+  if (size.status().code() == absl::StatusCode::kNotFound) return false;
+  return size.status();
 }
 
-absl::Status WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  if (!out) {
-    return absl::UnavailableError(
-        absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
-  }
-  return absl::OkStatus();
-}
-
-// The highest version on disk; 0 when there is none.
-int HighestVersionOnDisk(const std::string& metadata_dir) {
+// The highest version in the directory; 0 when there is none.
+absl::StatusOr<int> HighestVersionListed(FileIO& io,
+                                         const std::string& metadata_dir) {
+  absl::StatusOr<std::vector<std::string>> names =
+      io.ListDirectory(metadata_dir);
+  if (!names.ok()) return names.status();
   int highest = 0;
-  std::error_code error;
-  for (const fs::directory_entry& entry :
-       fs::directory_iterator(metadata_dir, error)) {
-    const std::string file_name = entry.path().filename().string();
+  for (const std::string& file_name : *names) {
     absl::string_view name = file_name;
     int version = 0;
     if (absl::ConsumePrefix(&name, "v") &&
@@ -70,9 +51,14 @@ int HighestVersionOnDisk(const std::string& metadata_dir) {
 }
 
 // Locations written into metadata must not depend on where the writer ran:
-// a relative warehouse is made absolute (URIs are kept as given).
+// a relative warehouse is made absolute (URIs are kept as given, without a
+// trailing slash).
 std::string AbsoluteWarehouse(std::string warehouse) {
   if (absl::StrContains(warehouse, "://") || warehouse.empty()) {
+    while (absl::EndsWith(warehouse, "/") &&
+           !absl::EndsWith(warehouse, "://")) {
+      warehouse.pop_back();
+    }
     return warehouse;
   }
   std::error_code error;
@@ -85,8 +71,10 @@ std::string AbsoluteWarehouse(std::string warehouse) {
 
 }  // namespace
 
-FilesystemCatalog::FilesystemCatalog(std::string warehouse)
-    : warehouse_(AbsoluteWarehouse(std::move(warehouse))) {}
+FilesystemCatalog::FilesystemCatalog(std::string warehouse,
+                                     std::shared_ptr<FileIO> io)
+    : warehouse_(AbsoluteWarehouse(std::move(warehouse))),
+      io_(io != nullptr ? std::move(io) : std::make_shared<SchemeFileIO>()) {}
 
 std::string FilesystemCatalog::TableLocation(
     const TableIdentifier& table) const {
@@ -97,26 +85,46 @@ std::string FilesystemCatalog::TableLocation(
   return absl::StrCat(location, "/", table.name);
 }
 
+absl::StatusOr<int> FilesystemCatalog::LatestFrom(
+    const std::string& metadata_dir, int version) const {
+  // The hint is rewritten after the commit point: it may lag.
+  while (true) {
+    absl::StatusOr<bool> next =
+        Exists(*io_, VersionFile(metadata_dir, version + 1));
+    if (!next.ok()) return next.status();
+    if (!*next) return version;
+    ++version;
+  }
+}
+
 absl::StatusOr<LoadedTable> FilesystemCatalog::Load(
     const TableIdentifier& table) {
   const std::string metadata_dir = TableLocation(table) + "/metadata";
   int version = 0;
   absl::StatusOr<std::string> hint =
-      ReadFile(metadata_dir + "/version-hint.text");
+      ReadAll(*io_, metadata_dir + "/version-hint.text");
+  if (!hint.ok() && hint.status().code() != absl::StatusCode::kNotFound) {
+    return hint.status();
+  }
   if (!hint.ok() ||
       !absl::SimpleAtoi(absl::StripAsciiWhitespace(*hint), &version)) {
-    version = HighestVersionOnDisk(metadata_dir);
+    absl::StatusOr<int> listed = HighestVersionListed(*io_, metadata_dir);
+    if (!listed.ok()) return listed.status();
+    version = *listed;
   }
-  // The hint is rewritten after the commit point: it may lag.
-  while (fs::exists(VersionFile(metadata_dir, version + 1))) ++version;
-  if (version == 0 || !fs::exists(VersionFile(metadata_dir, version))) {
-    return absl::NotFoundError(absl::StrCat(
-        "table ", TableLocation(table), " does not exist (no metadata file)"));
-  }
+  absl::StatusOr<int> latest = LatestFrom(metadata_dir, version);
+  if (!latest.ok()) return latest.status();
+  version = *latest;
   LoadedTable loaded;
   loaded.version = version;
   loaded.metadata_file = VersionFile(metadata_dir, version);
-  absl::StatusOr<std::string> json = ReadFile(loaded.metadata_file);
+  absl::StatusOr<std::string> json = version == 0
+                                         ? absl::NotFoundError("")
+                                         : ReadAll(*io_, loaded.metadata_file);
+  if (json.status().code() == absl::StatusCode::kNotFound) {
+    return absl::NotFoundError(absl::StrCat(
+        "table ", TableLocation(table), " does not exist (no metadata file)"));
+  }
   if (!json.ok()) return json.status();
   absl::StatusOr<TableMetadata> metadata = TableMetadataFromJson(*json);
   if (!metadata.ok()) {
@@ -169,41 +177,26 @@ absl::StatusOr<LoadedTable> FilesystemCatalog::CommitMetadata(
 absl::StatusOr<LoadedTable> FilesystemCatalog::Write(
     const TableIdentifier& table, int version, TableMetadata metadata) const {
   const std::string metadata_dir = TableLocation(table) + "/metadata";
-  std::error_code error;
-  fs::create_directories(metadata_dir, error);
-  if (error) {
-    return absl::UnavailableError(
-        absl::StrCat(metadata_dir, ": cannot create: ", error.message()));
-  }
-  const std::string staged =
-      absl::StrCat(metadata_dir, "/", RandomUuid(), ".metadata.json.tmp");
-  if (absl::Status written = WriteFile(staged, TableMetadataToJson(metadata));
-      !written.ok()) {
-    return written;
-  }
   const std::string target = VersionFile(metadata_dir, version);
-  // The commit point: link() fails rather than replace an existing version.
-  const int linked = link(staged.c_str(), target.c_str());
-  const int link_error = errno;
-  unlink(staged.c_str());
-  if (linked != 0) {
-    if (link_error == EEXIST) {
-      return absl::AbortedError(absl::StrCat(
-          target,
-          " was committed by another writer first; reload the table "
-          "and retry"));
-    }
-    return absl::UnavailableError(
-        absl::StrCat(target, ": cannot commit: ", std::strerror(link_error)));
+  // The commit point.
+  absl::Status committed = io_->WriteNew(target, TableMetadataToJson(metadata));
+  if (committed.code() == absl::StatusCode::kAlreadyExists) {
+    return absl::AbortedError(absl::StrCat(
+        target,
+        " was committed by another writer first; reload the table and "
+        "retry"));
+  }
+  if (!committed.ok()) {
+    return absl::Status(
+        committed.code(),
+        absl::StrCat(target, ": cannot commit: ", committed.message()));
   }
   // Best effort: readers find a later version even when the hint lags.
-  const std::string hint_staged = absl::StrCat(staged, ".hint");
-  if (WriteFile(hint_staged, absl::StrCat(version)).ok()) {
-    fs::rename(hint_staged, metadata_dir + "/version-hint.text", error);
-    if (error) {
-      spdlog::warn("{}: version hint not updated: {}", metadata_dir,
-                   error.message());
-    }
+  if (absl::Status hinted = io_->Write(metadata_dir + "/version-hint.text",
+                                       absl::StrCat(version));
+      !hinted.ok()) {
+    spdlog::warn("{}: version hint not updated: {}", metadata_dir,
+                 hinted.ToString());
   }
   LoadedTable loaded;
   loaded.version = version;

@@ -3,23 +3,29 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "gcpstream/iceberg/catalog/catalog.h"
+#include "gcpstream/iceberg/io/file_io.h"
 #include "gcpstream/iceberg/spec/table_metadata.h"
 
 namespace gcpstream::iceberg {
 
-// Iceberg's filesystem ("Hadoop") catalog on local files: a table lives in
+// Iceberg's filesystem ("Hadoop") catalog: a table lives in
 // `<warehouse>/<namespace levels>/<name>`, its versions are
 // `metadata/v<N>.metadata.json`, and `metadata/version-hint.text` names the
-// latest. A commit creates `v<N+1>` only if no other commit did first (a
-// hard link, which never replaces: POSIX rename would), so two writers
-// from the same version cannot both win.
+// latest. A commit creates `v<N+1>` only if no other commit did first
+// (FileIO::WriteNew: a hard link locally, which never replaces as POSIX
+// rename would; an upload with ifGenerationMatch=0 on Cloud Storage), so
+// two writers from the same version cannot both win. The warehouse is a
+// directory, a `file://` URI or a `gs://bucket/prefix`.
 class FilesystemCatalog final : public Catalog {
  public:
-  explicit FilesystemCatalog(std::string warehouse);
+  // `io` null: local files and `gs://` by scheme (SchemeFileIO).
+  explicit FilesystemCatalog(std::string warehouse,
+                             std::shared_ptr<FileIO> io = nullptr);
 
   std::string TableLocation(const TableIdentifier& table) const;
 
@@ -51,7 +57,12 @@ class FilesystemCatalog final : public Catalog {
   absl::StatusOr<LoadedTable> Write(const TableIdentifier& table, int version,
                                     TableMetadata metadata) const;
 
+  // The latest version at or after `version` (0: none).
+  absl::StatusOr<int> LatestFrom(const std::string& metadata_dir,
+                                 int version) const;
+
   std::string warehouse_;
+  std::shared_ptr<FileIO> io_;
 };
 
 }  // namespace gcpstream::iceberg

@@ -1,5 +1,7 @@
 #include "gcpstream/iceberg/io/file_io.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -64,9 +66,8 @@ absl::StatusOr<std::string> LocalFileIO::Read(const std::string& path_or_uri,
   return bytes;
 }
 
-absl::Status LocalFileIO::Write(const std::string& path_or_uri,
-                                const std::string& bytes) {
-  const std::string path = LocalPath(path_or_uri);
+absl::StatusOr<std::string> LocalFileIO::Stage(const std::string& path,
+                                               const std::string& bytes) {
   std::error_code error;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(),
                                       error);
@@ -74,27 +75,67 @@ absl::Status LocalFileIO::Write(const std::string& path_or_uri,
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot create its directory: ", error.message()));
   }
-  // Written aside and renamed: a crash leaves no partial file under `path`.
   const std::string staged = absl::StrCat(path, ".", RandomUuid(), ".tmp");
-  {
-    std::ofstream out(staged, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    out.close();
-    if (!out) {
-      const int write_error = errno;
-      std::filesystem::remove(staged, error);
-      return absl::UnavailableError(
-          absl::StrCat(path, ": cannot write: ", std::strerror(write_error)));
-    }
+  std::ofstream out(staged, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  out.close();
+  if (!out) {
+    const int write_error = errno;
+    std::filesystem::remove(staged, error);
+    return absl::UnavailableError(
+        absl::StrCat(path, ": cannot write: ", std::strerror(write_error)));
   }
-  std::filesystem::rename(staged, path, error);
+  return staged;
+}
+
+absl::Status LocalFileIO::Write(const std::string& path_or_uri,
+                                const std::string& bytes) {
+  const std::string path = LocalPath(path_or_uri);
+  absl::StatusOr<std::string> staged = Stage(path, bytes);
+  if (!staged.ok()) return staged.status();
+  std::error_code error;
+  std::filesystem::rename(*staged, path, error);
   if (error) {
     std::error_code ignored;
-    std::filesystem::remove(staged, ignored);
+    std::filesystem::remove(*staged, ignored);
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot write: ", error.message()));
   }
   return absl::OkStatus();
+}
+
+absl::Status LocalFileIO::WriteNew(const std::string& path_or_uri,
+                                   const std::string& bytes) {
+  const std::string path = LocalPath(path_or_uri);
+  absl::StatusOr<std::string> staged = Stage(path, bytes);
+  if (!staged.ok()) return staged.status();
+  // link() fails rather than replace (POSIX rename would replace).
+  const int linked = link(staged->c_str(), path.c_str());
+  const int link_error = errno;
+  unlink(staged->c_str());
+  if (linked == 0) return absl::OkStatus();
+  if (link_error == EEXIST) {
+    return absl::AlreadyExistsError(absl::StrCat(path, ": already exists"));
+  }
+  return absl::UnavailableError(
+      absl::StrCat(path, ": cannot create: ", std::strerror(link_error)));
+}
+
+absl::StatusOr<std::vector<std::string>> LocalFileIO::ListDirectory(
+    const std::string& directory) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const std::filesystem::directory_entry& entry :
+       std::filesystem::directory_iterator(LocalPath(directory), error)) {
+    if (entry.is_regular_file()) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  if (error && error != std::errc::no_such_file_or_directory) {
+    return absl::UnavailableError(
+        absl::StrCat(directory, ": cannot list: ", error.message()));
+  }
+  return names;
 }
 
 absl::StatusOr<std::string> ReadAll(FileIO& io, const std::string& path) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -23,6 +24,15 @@ class FileIO {
   // new files under unique names.
   virtual absl::Status Write(const std::string& path,
                              const std::string& bytes) = 0;
+  // Like Write, but only if no file `path` exists: AlreadyExists otherwise,
+  // also when another writer creates it at the same moment (exactly one of
+  // them succeeds). The commit point of the filesystem catalog.
+  virtual absl::Status WriteNew(const std::string& path,
+                                const std::string& bytes) = 0;
+  // The names of the files directly in `directory` (not in its
+  // subdirectories); empty when it does not exist.
+  virtual absl::StatusOr<std::vector<std::string>> ListDirectory(
+      const std::string& directory) = 0;
 };
 
 // The whole file.
@@ -40,6 +50,16 @@ class LocalFileIO final : public FileIO {
                                    int64_t offset, int64_t length) override;
   absl::Status Write(const std::string& path_or_uri,
                      const std::string& bytes) override;
+  absl::Status WriteNew(const std::string& path_or_uri,
+                        const std::string& bytes) override;
+  absl::StatusOr<std::vector<std::string>> ListDirectory(
+      const std::string& directory) override;
+
+ private:
+  // Writes `bytes` to a new file beside `path` and returns its name: a
+  // crash leaves no partial file under `path`.
+  absl::StatusOr<std::string> Stage(const std::string& path,
+                                    const std::string& bytes);
 };
 
 }  // namespace gcpstream::iceberg

@@ -65,6 +65,47 @@ absl::Status GcsFileIO::Write(const std::string& uri,
   return client_->Upload(parsed->first, parsed->second, bytes).status();
 }
 
+absl::Status GcsFileIO::WriteNew(const std::string& uri,
+                                 const std::string& bytes) {
+  auto parsed = ParseGcsUri(uri);
+  if (!parsed.ok()) return parsed.status();
+  absl::Status uploaded = client_
+                              ->Upload(parsed->first, parsed->second, bytes,
+                                       {.if_generation_match = 0})
+                              .status();
+  if (uploaded.code() == absl::StatusCode::kFailedPrecondition) {
+    return absl::AlreadyExistsError(absl::StrCat(uri, ": already exists"));
+  }
+  return uploaded;
+}
+
+absl::StatusOr<std::vector<std::string>> GcsFileIO::ListDirectory(
+    const std::string& directory_uri) {
+  std::string uri = directory_uri;
+  if (!absl::EndsWith(uri, "/")) uri += '/';
+  absl::string_view rest = uri;
+  absl::ConsumePrefix(&rest, "gs://");
+  const size_t slash = rest.find('/');
+  if (!absl::StartsWith(uri, "gs://") || slash == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", directory_uri, "' is not a gs:// directory"));
+  }
+  const std::string bucket(rest.substr(0, slash));
+  const std::string prefix(rest.substr(slash + 1));
+  absl::StatusOr<std::vector<storage::ObjectMetadata>> objects =
+      client_->List(bucket, prefix);
+  if (!objects.ok()) return objects.status();
+  std::vector<std::string> names;
+  for (const storage::ObjectMetadata& object : *objects) {
+    absl::string_view name = object.name;
+    absl::ConsumePrefix(&name, prefix);
+    if (!name.empty() && !absl::StrContains(name, '/')) {
+      names.emplace_back(name);
+    }
+  }
+  return names;
+}
+
 absl::StatusOr<FileIO*> SchemeFileIO::For(const std::string& path) {
   if (!absl::StartsWith(path, "gs://")) return &local_;
   if (gcs_ == nullptr) {
@@ -95,6 +136,20 @@ absl::Status SchemeFileIO::Write(const std::string& path,
   absl::StatusOr<FileIO*> io = For(path);
   if (!io.ok()) return io.status();
   return (*io)->Write(path, bytes);
+}
+
+absl::Status SchemeFileIO::WriteNew(const std::string& path,
+                                    const std::string& bytes) {
+  absl::StatusOr<FileIO*> io = For(path);
+  if (!io.ok()) return io.status();
+  return (*io)->WriteNew(path, bytes);
+}
+
+absl::StatusOr<std::vector<std::string>> SchemeFileIO::ListDirectory(
+    const std::string& directory) {
+  absl::StatusOr<FileIO*> io = For(directory);
+  if (!io.ok()) return io.status();
+  return (*io)->ListDirectory(directory);
 }
 
 }  // namespace gcpstream::iceberg

@@ -3,6 +3,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "gcpstream/iceberg/io/file_io.h"
@@ -21,6 +23,11 @@ class GcsFileIO final : public FileIO {
   absl::StatusOr<std::string> Read(const std::string& uri, int64_t offset,
                                    int64_t length) override;
   absl::Status Write(const std::string& uri, const std::string& bytes) override;
+  // An upload with ifGenerationMatch=0.
+  absl::Status WriteNew(const std::string& uri,
+                        const std::string& bytes) override;
+  absl::StatusOr<std::vector<std::string>> ListDirectory(
+      const std::string& directory_uri) override;
 
  private:
   std::shared_ptr<storage::StorageClient> client_;
@@ -36,6 +43,10 @@ class SchemeFileIO final : public FileIO {
                                    int64_t length) override;
   absl::Status Write(const std::string& path,
                      const std::string& bytes) override;
+  absl::Status WriteNew(const std::string& path,
+                        const std::string& bytes) override;
+  absl::StatusOr<std::vector<std::string>> ListDirectory(
+      const std::string& directory) override;
 
  private:
   absl::StatusOr<FileIO*> For(const std::string& path);

@@ -4,6 +4,8 @@ Parquet files that were added (read by pyarrow, each row taken by column
 name: a column a file lacks reads as null).
 
 Usage: check_table.py METADATA_FILE [PARQUET_FILE...]
+METADATA_FILE may be gs://... on the emulator (gcs_emulator.py); the
+Parquet files are local copies.
 Prints JSON: the schema (ids, names, optionality, types), the current
 snapshot's summary, each data file with its metrics, the rows pyiceberg
 reads (or why pyiceberg could not), and whether pyiceberg's and DuckDB's
@@ -16,6 +18,7 @@ import sys
 import pyarrow.parquet as pq
 from pyiceberg.table import StaticTable
 
+import gcs_emulator
 from scan_table import duckdb_rows
 
 
@@ -64,7 +67,8 @@ def local_path(uri):
 
 def main():
     sys.argv[1] = local_path(sys.argv[1])
-    table = StaticTable.from_metadata(sys.argv[1])
+    table = StaticTable.from_metadata(
+        sys.argv[1], properties=gcs_emulator.pyiceberg_properties())
     schema = table.schema()
     snapshot = table.current_snapshot()
     pyiceberg_error = None

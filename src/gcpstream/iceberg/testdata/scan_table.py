@@ -18,16 +18,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyiceberg.table import StaticTable
 
+import gcs_emulator
+
 
 def duckdb_rows(metadata_file):
     """The table's rows through DuckDB, its extensions loaded from the
     installed wheels (never downloaded)."""
     connection = duckdb.connect(config={"allow_unsigned_extensions": "true"})
-    for name in ("avro", "iceberg"):
+    names = ("avro", "iceberg")
+    if metadata_file.startswith("gs://"):
+        names = ("httpfs",) + names
+    for name in names:
         package = __import__(f"duckdb_extension_{name}")
         root = os.path.dirname(package.__file__)
         path = glob.glob(f"{root}/extensions/*/{name}.duckdb_extension")[0]
         connection.execute(f"LOAD '{path}'")
+    if metadata_file.startswith("gs://"):
+        gcs_emulator.configure_duckdb(connection)
     result = connection.execute(
         "SELECT * FROM iceberg_scan(?)", [metadata_file]).arrow()
     if hasattr(result, "read_all"):
