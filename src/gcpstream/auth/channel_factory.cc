@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "gcpstream/auth/user_agent.h"
 #include "gcpstream/base/host_port.h"
 
 namespace gcpstream::auth {
@@ -19,7 +20,8 @@ absl::StatusOr<ChannelTarget> ResolveTarget(Service service,
     auto parsed = ParseHostPort(*options.endpoint,
                                 absl::StrCat(endpoint.name, " endpoint"));
     if (!parsed.ok()) return parsed.status();
-    return ChannelTarget{parsed->ToString(), options.plaintext, false};
+    return ChannelTarget{parsed->ToString(), options.plaintext, false,
+                         options.credentials};
   }
   if (!endpoint.emulator_env.empty()) {
     const std::string variable(endpoint.emulator_env);
@@ -27,11 +29,11 @@ absl::StatusOr<ChannelTarget> ResolveTarget(Service service,
         value != nullptr && *value != '\0') {
       auto parsed = ParseHostPort(value, variable);
       if (!parsed.ok()) return parsed.status();
-      return ChannelTarget{parsed->ToString(), true, true};
+      return ChannelTarget{parsed->ToString(), true, true, options.credentials};
     }
   }
   return ChannelTarget{std::string(endpoint.default_endpoint),
-                       options.plaintext, false};
+                       options.plaintext, false, options.credentials};
 }
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
@@ -41,9 +43,24 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(
   // Responses (Spanner result sets, Bigtable rows) can exceed gRPC's 4 MiB
   // default; the services bound them themselves.
   args.SetMaxReceiveMessageSize(-1);
+  args.SetUserAgentPrefix(UserAgent());
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   if (target.plaintext) {
+    if (absl::Status refused =
+            CheckNoCredentialsForPlaintext(target.credentials, target.address);
+        !refused.ok()) {
+      return refused;
+    }
     credentials = grpc::InsecureChannelCredentials();
+  } else if (!target.credentials.empty()) {
+    absl::StatusOr<std::shared_ptr<CachedTokenSource>> tokens =
+        TokensFor(target.credentials);
+    if (!tokens.ok()) return tokens.status();
+    credentials = grpc::CompositeChannelCredentials(
+        grpc::SslCredentials({}),
+        grpc::MetadataCredentialsFromPlugin(
+            std::make_unique<TokenCallCredentials>(
+                *tokens, target.credentials.quota_project)));
   } else {
     credentials = grpc::GoogleDefaultCredentials();
     if (credentials == nullptr) {

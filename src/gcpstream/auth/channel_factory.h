@@ -8,6 +8,7 @@
 #include <grpcpp/channel.h>
 
 #include "absl/status/statusor.h"
+#include "gcpstream/auth/credentials_options.h"
 #include "gcpstream/auth/service_endpoint.h"
 
 namespace gcpstream::auth {
@@ -16,9 +17,12 @@ struct ChannelOptions {
   // `host:port` to use instead of the production endpoint. When set, the
   // channel uses TLS with application-default credentials unless
   // `plaintext` is true.
-  std::optional<std::string> endpoint;
+  std::optional<std::string> endpoint{};
   // Talk plaintext without credentials (local test servers, emulators).
   bool plaintext = false;
+  // A key file and a quota project for this channel (refused with a
+  // plaintext target).
+  CredentialsOptions credentials{};
 };
 
 // How a channel was resolved; kept apart from the channel so callers can log
@@ -27,6 +31,7 @@ struct ChannelTarget {
   std::string address;
   bool plaintext = false;
   bool from_emulator_env = false;
+  CredentialsOptions credentials{};
 };
 
 // Decides the target for `service`: an explicit endpoint wins, then the
@@ -35,9 +40,12 @@ struct ChannelTarget {
 absl::StatusOr<ChannelTarget> ResolveTarget(Service service,
                                             const ChannelOptions& options);
 
-// Creates a channel to `target`. Production targets use gRPC's Google
+// Creates a channel to `target`, whose user agent starts with
+// "gcpstream/<version>". Production targets use gRPC's Google
 // application-default credentials (service-account key file, gcloud user
-// credentials or the metadata server).
+// credentials or the metadata server), or, when the target names a key
+// file or a quota project, gcpstream's own tokens for them
+// (TokenCallCredentials). A plaintext target with a key file is refused.
 // With `own_connections`, the channel does not share connections with
 // other channels to the same target (a pool of channels then spreads calls
 // over several connections).

@@ -29,6 +29,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gcpstream/auth/cached_token_source.h"
+#include "gcpstream/auth/channel_factory.h"
+#include "gcpstream/auth/credentials_options.h"
 #include "gcpstream/testing/http_receiver.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -201,6 +203,52 @@ TEST_F(TokenSourceTest, AServiceAccountKeyIsExchangedForAToken) {
   const auto received = (*endpoint)->WaitFor(1, absl::Seconds(1));
   EXPECT_EQ(received[0].headers.at("content-type"),
             "application/x-www-form-urlencoded");
+}
+
+TEST_F(TokenSourceTest, TheKeyFileOptionGivesEachGrpcCallTokenAndQuotaProject) {
+  auto endpoint = HttpReceiver::Start(
+      [this](const ReceivedRequest& request) { return VerifyJwt(request); });
+  ASSERT_TRUE(endpoint.ok());
+  const CredentialsOptions options{
+      .service_account_key_file = ServiceAccountKey(
+          absl::StrCat("http://127.0.0.1:", (*endpoint)->port(), "/token")),
+      .quota_project = "billing-project"};
+  auto tokens = TokensFor(options);
+  ASSERT_TRUE(tokens.ok()) << tokens.status();
+  auto metadata = CallCredentialsMetadata(**tokens, options.quota_project);
+  ASSERT_TRUE(metadata.ok()) << metadata.status();
+  EXPECT_THAT(*metadata,
+              ::testing::ElementsAre(
+                  std::pair<std::string, std::string>(
+                      "authorization", absl::StrCat("Bearer ", kAccessToken)),
+                  std::pair<std::string, std::string>("x-goog-user-project",
+                                                      "billing-project")));
+  // Every client naming the same file shares one cache (one fetch).
+  auto again = TokensFor(options);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->get(), tokens->get());
+  ASSERT_TRUE(CallCredentialsMetadata(**again, "").ok());
+  EXPECT_EQ(verified_, 1);
+}
+
+TEST_F(TokenSourceTest, AMissingKeyFileIsNamedWithItsOption) {
+  auto tokens =
+      TokensFor({.service_account_key_file = dir_ + "/no-such-key.json"});
+  ASSERT_FALSE(tokens.ok());
+  EXPECT_THAT(tokens.status().message(), HasSubstr("service-account-key-file"));
+  EXPECT_THAT(tokens.status().message(), HasSubstr("no-such-key.json"));
+}
+
+TEST_F(TokenSourceTest, AKeyFileWithAnEmulatorIsRefused) {
+  setenv("PUBSUB_EMULATOR_HOST", "127.0.0.1:8085", 1);
+  auto channel = MakeChannel(
+      Service::kPubSub,
+      {.credentials = {.service_account_key_file =
+                           ServiceAccountKey("http://127.0.0.1:1/token")}});
+  unsetenv("PUBSUB_EMULATOR_HOST");
+  EXPECT_EQ(channel.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(channel.status().message(),
+              HasSubstr("service-account-key-file is set but 127.0.0.1:8085"));
 }
 
 TEST_F(TokenSourceTest, AWorldReadableKeyFileWarns) {

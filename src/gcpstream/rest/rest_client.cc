@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "gcpstream/auth/user_agent.h"
 #include "gcpstream/base/status_class.h"
 
 namespace gcpstream::rest {
@@ -75,8 +76,6 @@ absl::StatusCode CodeOfHttpStatus(long status) {  // NOLINT(google-runtime-int)
   }
 }
 
-std::string UserAgent() { return "gcpstream/" GCPSTREAM_VERSION; }
-
 RestClient::RestClient(RestClientOptions options)
     : options_(std::move(options)) {}
 
@@ -89,7 +88,8 @@ absl::StatusOr<http::HttpResponse> RestClient::SendOnce(
                          : request.url;
   http_request.url_for_messages = request.url_for_messages;
   http_request.headers = request.headers;
-  http_request.headers.push_back(absl::StrCat("User-Agent: ", UserAgent()));
+  http_request.headers.push_back(
+      absl::StrCat("User-Agent: ", auth::UserAgent()));
   if (!options_.quota_project.empty()) {
     http_request.headers.push_back(
         absl::StrCat("x-goog-user-project: ", options_.quota_project));

@@ -91,9 +91,6 @@ class RestClient {
   const RestClientOptions options_;
 };
 
-// "gcpstream/<version>".
-std::string UserAgent();
-
 }  // namespace gcpstream::rest
 
 #endif  // GCPSTREAM_REST_REST_CLIENT_H_

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "gcpstream/auth/user_agent.h"
+#include "gcpstream/rest/rest_target.h"
 #include "gcpstream/testing/http_receiver.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -72,8 +74,8 @@ TEST(RestClientTest, SendsTheBearerTokenUserAgentAndQuotaProject) {
   const ReceivedRequest request = (*server)->WaitFor(1, absl::Seconds(1))[0];
   EXPECT_EQ(request.target, "/storage/v1/b/bucket/o");
   EXPECT_EQ(request.headers.at("authorization"), "Bearer planted-token");
-  EXPECT_EQ(request.headers.at("user-agent"), UserAgent());
-  EXPECT_THAT(UserAgent(), ::testing::StartsWith("gcpstream/"));
+  EXPECT_EQ(request.headers.at("user-agent"), auth::UserAgent());
+  EXPECT_THAT(auth::UserAgent(), ::testing::StartsWith("gcpstream/"));
   EXPECT_EQ(request.headers.at("x-goog-user-project"), "billing-project");
 }
 
@@ -182,6 +184,46 @@ TEST(RestClientTest, HttpStatusesMapToGrpcCodes) {
   for (const auto& [status, code] : expected) {
     EXPECT_EQ(CodeOfHttpStatus(status), code) << status;
   }
+}
+
+TEST(RestTargetTest, AnEmulatorVariableMeansPlaintextWithoutCredentials) {
+  setenv("GCPSTREAM_TEST_EMULATOR_HOST", "127.0.0.1:4443", 1);
+  auto options = ResolveRestTarget(
+      {.production_endpoint = "https://example.googleapis.com",
+       .emulator_env = "GCPSTREAM_TEST_EMULATOR_HOST"},
+      {});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->endpoint, "http://127.0.0.1:4443");
+  EXPECT_EQ(options->tokens, nullptr);
+
+  // An explicit endpoint wins.
+  options = ResolveRestTarget(
+      {.production_endpoint = "https://example.googleapis.com",
+       .emulator_env = "GCPSTREAM_TEST_EMULATOR_HOST"},
+      {.endpoint = "http://127.0.0.1:9000/"});
+  ASSERT_TRUE(options.ok()) << options.status();
+  EXPECT_EQ(options->endpoint, "http://127.0.0.1:9000");
+  unsetenv("GCPSTREAM_TEST_EMULATOR_HOST");
+}
+
+TEST(RestTargetTest, AKeyFileWithAPlaintextEndpointIsRefused) {
+  auto options = ResolveRestTarget(
+      {.production_endpoint = "https://example.googleapis.com",
+       .emulator_env = ""},
+      {.endpoint = "http://127.0.0.1:9000",
+       .credentials = {.service_account_key_file = "/secrets/key.json"}});
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(),
+              ::testing::HasSubstr("service-account-key-file"));
+}
+
+TEST(RestTargetTest, AnEndpointMustBeAUrl) {
+  auto options = ResolveRestTarget(
+      {.production_endpoint = "https://example.googleapis.com",
+       .emulator_env = ""},
+      {.endpoint = "storage.example.com:443"});
+  EXPECT_EQ(options.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(options.status().message(), ::testing::HasSubstr("https://"));
 }
 
 }  // namespace

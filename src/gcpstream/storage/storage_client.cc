@@ -1,6 +1,5 @@
 #include "gcpstream/storage/storage_client.h"
 
-#include <cstdlib>
 #include <memory>
 #include <utility>
 
@@ -73,29 +72,14 @@ absl::Status Mismatch(const std::string& bucket, const std::string& name,
 
 }  // namespace
 
-absl::StatusOr<StorageClient> StorageClientFromEnvironment() {
-  rest::RestClientOptions options;
-  const char* emulator = std::getenv("STORAGE_EMULATOR_HOST");
-  if (emulator != nullptr && *emulator != '\0') {
-    options.endpoint = absl::StartsWith(emulator, "http://") ||
-                               absl::StartsWith(emulator, "https://")
-                           ? std::string(emulator)
-                           : absl::StrCat("http://", emulator);
-    return StorageClient(rest::RestClient(std::move(options)));
-  }
-  // One token cache for every client of the process.
-  static const absl::StatusOr<std::shared_ptr<auth::CachedTokenSource>>
-      kTokens =
-          []() -> absl::StatusOr<std::shared_ptr<auth::CachedTokenSource>> {
-    absl::StatusOr<std::unique_ptr<auth::TokenSource>> source =
-        auth::DefaultTokenSource();
-    if (!source.ok()) return source.status();
-    return std::make_shared<auth::CachedTokenSource>(*std::move(source));
-  }();
-  if (!kTokens.ok()) return kTokens.status();
-  options.endpoint = "https://storage.googleapis.com";
-  options.tokens = *kTokens;
-  return StorageClient(rest::RestClient(std::move(options)));
+absl::StatusOr<StorageClient> StorageClientFor(
+    const rest::RestTargetOptions& options) {
+  absl::StatusOr<rest::RestClientOptions> client = rest::ResolveRestTarget(
+      {.production_endpoint = "https://storage.googleapis.com",
+       .emulator_env = "STORAGE_EMULATOR_HOST"},
+      options);
+  if (!client.ok()) return client.status();
+  return StorageClient(rest::RestClient(*std::move(client)));
 }
 
 std::string PercentEncode(absl::string_view text) {

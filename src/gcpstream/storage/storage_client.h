@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "gcpstream/rest/rest_client.h"
+#include "gcpstream/rest/rest_target.h"
 
 namespace gcpstream::storage {
 
@@ -108,12 +109,13 @@ class StorageClient {
   rest::RestClient client_;
 };
 
-// The client the environment asks for: STORAGE_EMULATOR_HOST (host:port
-// or http://host:port) means the emulator, plaintext and without
-// credentials; otherwise https://storage.googleapis.com with the process's
-// application-default credentials (auth::DefaultTokenSource, one cache per
-// process).
-absl::StatusOr<StorageClient> StorageClientFromEnvironment();
+// The client `options` ask for (rest::ResolveRestTarget):
+// STORAGE_EMULATOR_HOST (host:port or http://host:port) means the
+// emulator, plaintext and without credentials; otherwise
+// https://storage.googleapis.com with the credentials' tokens (by default
+// the process's application-default credentials, one cache per process).
+absl::StatusOr<StorageClient> StorageClientFor(
+    const rest::RestTargetOptions& options = {});
 
 // The object metadata in a JSON API answer.
 absl::StatusOr<ObjectMetadata> ObjectMetadataFromJson(const std::string& body);

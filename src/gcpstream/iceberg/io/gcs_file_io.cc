@@ -110,7 +110,7 @@ absl::StatusOr<FileIO*> SchemeFileIO::For(const std::string& path) {
   if (!absl::StartsWith(path, "gs://")) return &local_;
   if (gcs_ == nullptr) {
     absl::StatusOr<storage::StorageClient> client =
-        storage::StorageClientFromEnvironment();
+        storage::StorageClientFor(storage_);
     if (!client.ok()) return client.status();
     gcs_ = std::make_unique<GcsFileIO>(
         std::make_shared<storage::StorageClient>(*std::move(client)));

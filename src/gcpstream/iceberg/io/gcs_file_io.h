@@ -34,10 +34,13 @@ class GcsFileIO final : public FileIO {
 };
 
 // Local paths and `file:` URIs locally, `gs://` URIs on Cloud Storage (the
-// client made on first use, from the environment: STORAGE_EMULATOR_HOST,
-// else production with application-default credentials).
+// client made on first use by storage::StorageClientFor(`storage`):
+// STORAGE_EMULATOR_HOST, else production with the credentials).
 class SchemeFileIO final : public FileIO {
  public:
+  explicit SchemeFileIO(rest::RestTargetOptions storage = {})
+      : storage_(std::move(storage)) {}
+
   absl::StatusOr<int64_t> Size(const std::string& path) override;
   absl::StatusOr<std::string> Read(const std::string& path, int64_t offset,
                                    int64_t length) override;
@@ -51,6 +54,7 @@ class SchemeFileIO final : public FileIO {
  private:
   absl::StatusOr<FileIO*> For(const std::string& path);
 
+  const rest::RestTargetOptions storage_;
   LocalFileIO local_;
   std::unique_ptr<GcsFileIO> gcs_;
 };
