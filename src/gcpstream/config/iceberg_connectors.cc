@@ -52,6 +52,11 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> IcebergAddFilesSink(
        {AssignIfSet(options.String("catalog"), catalog.catalog),
         AssignIfSet(options.String("rest-warehouse"), catalog.rest_warehouse),
         AssignIfSet(options.String("token-env"), catalog.token_env),
+        AssignIfSet(options.String("catalog-auth"), catalog.catalog_auth),
+        AssignIfSet(options.String("service-account-key-file"),
+                    catalog.credentials.service_account_key_file),
+        AssignIfSet(options.String("quota-project"),
+                    catalog.credentials.quota_project),
         AssignIfSet(options.String("table"), table),
         AssignIfSet(options.String("path-field"), path_field),
         ReadEvolution(options, add.evolution),
@@ -80,6 +85,7 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> IcebergAddFilesSink(
       iceberg::ParseTableIdentifier(table);
   if (!identifier.ok()) return invalid(identifier.status().message());
   sink.table = *std::move(identifier);
+  sink.storage.credentials = catalog.credentials;
   if (absl::Status valid = iceberg::ValidateAddFilesOptions(add); !valid.ok()) {
     return invalid(valid.message());
   }

@@ -201,6 +201,11 @@ absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> PubSubSource(
        }) {
     if (!status.ok()) return status;
   }
+  if (absl::Status read =
+          connector::ChannelOptionTable().Read(options, source.channel);
+      !read.ok()) {
+    return read;
+  }
   if (absl::Status valid = pubsub::CheckPubSubSourceOptions(source);
       !valid.ok()) {
     return ConfigError(options.position(),

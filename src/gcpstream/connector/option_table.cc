@@ -20,6 +20,27 @@ absl::Status CheckRetryOptions(const RetryOptions& options) {
       valid.message()));
 }
 
+OptionTable<auth::ChannelOptions> ChannelOptionTable() {
+  using O = auth::ChannelOptions;
+  return OptionTable<O>({
+      ScalarOption<O, std::string, std::optional<std::string>>(
+          "endpoint",
+          [](O& o) -> std::optional<std::string>& { return o.endpoint; },
+          &OptionSource::String, "the service's production endpoint",
+          "europe-west1-pubsub.googleapis.com:443"),
+      StringOption<O>(
+          "service-account-key-file",
+          [](O& o) -> std::string& {
+            return o.credentials.service_account_key_file;
+          },
+          "application-default credentials", "/var/secrets/gcp/key.json"),
+      StringOption<O>(
+          "quota-project",
+          [](O& o) -> std::string& { return o.credentials.quota_project; },
+          "the credentials' project", "billing-project"),
+  });
+}
+
 OptionTable<RetryOptions> RetryOptionTable(const RetryOptions& defaults) {
   using R = RetryOptions;
   return OptionTable<R>({

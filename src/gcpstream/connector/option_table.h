@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/base/options.h"
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
@@ -249,12 +250,20 @@ OptionField<O> EnumField(const EnumOption<E>& option,
 // retry-backoff-multiplier. `defaults` are the connector's, for the docs.
 OptionTable<RetryOptions> RetryOptionTable(const RetryOptions& defaults);
 
+// How every gRPC connector is reached, spelled alike: `endpoint`
+// (host:port instead of production), `service-account-key-file` and
+// `quota-project` (docs/authentication.md).
+OptionTable<auth::ChannelOptions> ChannelOptionTable();
+
 // The options every sink writer has: max-consecutive-rejections (rejection
-// confirmation's guard) and the retry-* options, read into the
-// `max_consecutive_rejections` and `retry` members of O; `defaults` states
-// the connector's defaults for the docs.
+// confirmation's guard), the retry-* options and the channel options, read
+// into the `max_consecutive_rejections`, `retry` and `channel` members of
+// O; `defaults` states the connector's defaults for the docs.
 template <typename O>
 void AddSinkWriterOptions(OptionTable<O>& table, const O& defaults) {
+  table.template Include<auth::ChannelOptions>(
+      ChannelOptionTable(),
+      [](O& o) -> auth::ChannelOptions& { return o.channel; });
   table.Add(IntOption<O>(
       RejectionConfirmation::kMaxConsecutiveRejectionsKey,
       [](O& o) -> int64_t& { return o.max_consecutive_rejections; },

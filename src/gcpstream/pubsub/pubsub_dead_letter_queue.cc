@@ -86,6 +86,9 @@ PubSubDeadLetterQueueOptionTable() {
   });
   table.Include<RetryOptions>(connector::RetryOptionTable(defaults.retry),
                               [](O& o) -> RetryOptions& { return o.retry; });
+  table.Include<auth::ChannelOptions>(
+      connector::ChannelOptionTable(),
+      [](O& o) -> auth::ChannelOptions& { return o.channel; });
   return table;
 }
 

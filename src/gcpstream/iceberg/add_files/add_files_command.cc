@@ -108,6 +108,15 @@ AddFilesCommand::AddFilesCommand(CLI::App& iceberg) {
   command_->add_option("--token-env", token_env_,
                        "the environment variable holding a REST catalog's "
                        "bearer token");
+  command_->add_option("--catalog-auth", catalog_auth_,
+                       "google (Google access tokens; the default for "
+                       "*.googleapis.com catalogs such as BigLake) or none");
+  command_->add_option("--service-account-key-file", service_account_key_file_,
+                       "a service-account key file for the catalog and "
+                       "gs:// files instead of application-default "
+                       "credentials");
+  command_->add_option("--quota-project", quota_project_,
+                       "the project billed for Google API calls");
   command_->add_option("--table", table_, "the table, namespace.name")
       ->required();
   command_->add_option("paths", paths_, "the Parquet files to add");
@@ -190,8 +199,15 @@ int AddFilesCommand::Run() const {
     std::cerr << "gcpstream iceberg add-files: " << status.message() << "\n";
     return kBadCommandLine;
   }
+  const auth::CredentialsOptions credentials{
+      .service_account_key_file = service_account_key_file_,
+      .quota_project = quota_project_};
   absl::StatusOr<std::unique_ptr<Catalog>> catalog =
-      OpenCatalog(CatalogSpec{catalog_, rest_warehouse_, token_env_});
+      OpenCatalog(CatalogSpec{.catalog = catalog_,
+                              .rest_warehouse = rest_warehouse_,
+                              .token_env = token_env_,
+                              .catalog_auth = catalog_auth_,
+                              .credentials = credentials});
   if (!catalog.ok()) {
     std::cerr << "gcpstream iceberg add-files: " << catalog.status().message()
               << "\n";
@@ -200,7 +216,7 @@ int AddFilesCommand::Run() const {
                : kFailed;
   }
   // Local paths and gs:// objects alike (docs/iceberg.md).
-  SchemeFileIO io;
+  SchemeFileIO io(rest::RestTargetOptions{.credentials = credentials});
   absl::StatusOr<AddFilesResult> result =
       AddFiles(**catalog, io, *table, paths, options);
   if (!result.ok()) {

@@ -33,6 +33,9 @@ class AddFilesCommand {
   std::string catalog_;
   std::string rest_warehouse_;
   std::string token_env_;
+  std::string catalog_auth_;
+  std::string service_account_key_file_;
+  std::string quota_project_;
   std::string table_;
   std::vector<std::string> paths_;
   std::string paths_from_;

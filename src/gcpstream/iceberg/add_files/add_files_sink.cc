@@ -51,6 +51,7 @@ AddFilesWindow::AddFilesWindow(AddFilesSinkOptions options,
     : options_(std::move(options)),
       catalog_(std::move(catalog)),
       handler_(std::move(handler)),
+      io_(options_.storage),
       subtask_index_(subtask_index) {}
 
 absl::Status AddFilesWindow::RegisterMetrics(

@@ -48,6 +48,8 @@ struct AddFilesSinkOptions {
     options.already_added = AlreadyAddedHandling::kSkip;
     return options;
   }();
+  // How gs:// files are read: the credentials of the sink's options.
+  rest::RestTargetOptions storage;
 };
 
 // One subtask's window: the paths written since the last checkpoint, added

@@ -19,11 +19,38 @@ bool IsRestCatalogUri(absl::string_view catalog) {
          absl::StartsWith(catalog, "https://");
 }
 
+namespace {
+
+// Whether a REST catalog gets Google access tokens (catalog-auth).
+absl::StatusOr<bool> UsesGoogleTokens(const CatalogSpec& spec) {
+  if (spec.catalog_auth == "google") {
+    if (!spec.token_env.empty()) {
+      return absl::InvalidArgumentError(
+          "catalog-auth google and token-env both say how to authenticate: "
+          "keep one");
+    }
+    return true;
+  }
+  if (spec.catalog_auth == "none") return false;
+  if (!spec.catalog_auth.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "catalog-auth '", spec.catalog_auth, "' is not one of: google, none"));
+  }
+  absl::string_view host = spec.catalog;
+  absl::ConsumePrefix(&host, "https://");
+  host = host.substr(0, host.find_first_of(":/"));
+  return spec.token_env.empty() && absl::EndsWith(host, ".googleapis.com");
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Catalog>> OpenCatalog(const CatalogSpec& spec) {
   if (!IsRestCatalogUri(spec.catalog)) {
-    if (!spec.rest_warehouse.empty() || !spec.token_env.empty()) {
+    if (!spec.rest_warehouse.empty() || !spec.token_env.empty() ||
+        !spec.catalog_auth.empty()) {
       return absl::InvalidArgumentError(
-          "rest-warehouse and token-env apply to REST catalogs only");
+          "rest-warehouse, token-env and catalog-auth apply to REST catalogs "
+          "only");
     }
     absl::string_view path = spec.catalog;
     absl::ConsumePrefix(&path, "file://");
@@ -44,11 +71,16 @@ absl::StatusOr<std::unique_ptr<Catalog>> OpenCatalog(const CatalogSpec& spec) {
             "': a gs:// warehouse needs a bucket: write gs://BUCKET/PREFIX"));
       }
     }
-    return std::make_unique<FilesystemCatalog>(std::string(path));
+    return std::make_unique<FilesystemCatalog>(
+        std::string(path),
+        std::make_shared<SchemeFileIO>(
+            rest::RestTargetOptions{.credentials = spec.credentials}));
   }
   RestCatalogOptions options;
   options.uri = spec.catalog;
   options.warehouse = spec.rest_warehouse;
+  absl::StatusOr<bool> google = UsesGoogleTokens(spec);
+  if (!google.ok()) return google.status();
   if (!spec.token_env.empty()) {
     const char* token = std::getenv(spec.token_env.c_str());
     if (token == nullptr || *token == '\0') {
@@ -56,6 +88,12 @@ absl::StatusOr<std::unique_ptr<Catalog>> OpenCatalog(const CatalogSpec& spec) {
           "token-env ", spec.token_env, ": the variable is not set"));
     }
     options.token = token;
+  } else if (*google) {
+    absl::StatusOr<std::shared_ptr<auth::CachedTokenSource>> tokens =
+        auth::TokensFor(spec.credentials);
+    if (!tokens.ok()) return tokens.status();
+    options.tokens = *std::move(tokens);
+    options.quota_project = spec.credentials.quota_project;
   }
   absl::StatusOr<RestCatalog> rest = RestCatalog::Connect(options);
   if (!rest.ok()) {

@@ -6,12 +6,14 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "gcpstream/auth/credentials_options.h"
 #include "gcpstream/iceberg/catalog/catalog.h"
 
 namespace gcpstream::iceberg {
 
 // How a user names a catalog (options `catalog`, `rest-warehouse`,
-// `token-env` of the command and of the pipeline sink).
+// `token-env`, `catalog-auth`, `service-account-key-file`, `quota-project`
+// of the command and of the pipeline sink).
 struct CatalogSpec {
   // A REST catalog's URI (http://, https://), or a filesystem catalog's
   // warehouse directory (or its file:// URI).
@@ -21,6 +23,13 @@ struct CatalogSpec {
   // The environment variable holding a REST catalog's bearer token: the
   // token itself is never written in a command line or a file.
   std::string token_env;
+  // How a REST catalog is authenticated: "google" (Google access tokens,
+  // as BigLake metastore wants), "none", or empty: "google" for a catalog
+  // on *.googleapis.com, else none (option `catalog-auth`).
+  std::string catalog_auth;
+  // The credentials for Google tokens and for gs:// files and warehouses:
+  // `service-account-key-file`, `quota-project`.
+  auth::CredentialsOptions credentials;
 };
 
 bool IsRestCatalogUri(absl::string_view catalog);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "gcpstream/auth/user_agent.h"
 #include "gcpstream/http/http_client.h"
 #include "gcpstream/iceberg/spec/partition.h"
 
@@ -85,6 +86,7 @@ absl::Status StatusOf(const HttpRequest& request, const HttpResponse& response,
     case 409:
       return absl::AbortedError(what);
     case 401:
+      return absl::UnauthenticatedError(what);
     case 403:
       return absl::PermissionDeniedError(what);
     case 500:
@@ -175,8 +177,17 @@ absl::StatusOr<HttpResponse> RestCatalog::Send(const std::string& method,
     request.headers.emplace_back("Content-Type: application/json");
     request.body = body->dump();
   }
+  request.headers.push_back(absl::StrCat("User-Agent: ", auth::UserAgent()));
   if (!options_.token.empty()) {
     request.headers.push_back("Authorization: Bearer " + options_.token);
+  } else if (options_.tokens != nullptr) {
+    absl::StatusOr<auth::AccessToken> token = options_.tokens->Get();
+    if (!token.ok()) return token.status();
+    request.headers.push_back("Authorization: Bearer " + token->value);
+  }
+  if (!options_.quota_project.empty()) {
+    request.headers.push_back(
+        absl::StrCat("x-goog-user-project: ", options_.quota_project));
   }
   request.timeout = options_.request_timeout;
   absl::StatusOr<HttpResponse> response = SendHttpRequest(request);

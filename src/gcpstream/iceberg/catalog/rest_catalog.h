@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "gcpstream/auth/cached_token_source.h"
 
 #include "gcpstream/http/http_client.h"
 #include "gcpstream/iceberg/catalog/catalog.h"
@@ -23,6 +24,10 @@ struct RestCatalogOptions {
   std::string warehouse;
   // A bearer token sent as `Authorization`; never logged.
   std::string token;
+  // Instead of `token`: Google access tokens (BigLake metastore), fetched
+  // and refreshed by the cache, and the project billed for the calls.
+  std::shared_ptr<auth::CachedTokenSource> tokens;
+  std::string quota_project;
   absl::Duration request_timeout = absl::Seconds(60);
 };
 
