@@ -13,7 +13,7 @@
 # this tree (gRPC, protobuf and gtest headers in every file) from ~25 to
 # ~7 min on two cores, tests included.
 #
-# Tests (*_test.cc) drop two checks that forbid what they do on purpose:
+# Tests (*_test.cc, and *_test_support.cc shared by tests) drop two checks that forbid what they do on purpose:
 # run commands through a shell (python fixtures, the CLI) and seed random
 # generators with constants (a failing run must be reproducible).
 set -euo pipefail
@@ -34,7 +34,8 @@ test_checks='-bugprone-command-processor,-bugprone-random-generator-seed'
 export clang_tidy build_dir cache test_checks
 check_one() {
   local file="${1%%:*}" key="${1##*:}" checks=()
-  [[ "$file" == *_test.cc ]] && checks=(--checks="$test_checks")
+  [[ "$file" == *_test.cc || "$file" == *_test_support.cc ]] &&
+    checks=(--checks="$test_checks")
   if "$clang_tidy" -p "$build_dir" --quiet "${checks[@]}" "$file" 2>/dev/null; then
     touch "$cache/$key"
   else

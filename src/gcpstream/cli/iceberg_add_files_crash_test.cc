@@ -1,12 +1,12 @@
-// Crashed add-files runs (iceberg_add_files_crash_runs.h) on local files
-// and a local warehouse.
+// Crashed add-files runs (iceberg_add_files_crash_test_support.h) on local
+// files and a local warehouse.
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "gcpstream/cli/iceberg_add_files_crash_runs.h"
+#include "gcpstream/cli/iceberg_add_files_crash_test_support.h"
 #include "gtest/gtest.h"
 
 namespace gcpstream::cli {

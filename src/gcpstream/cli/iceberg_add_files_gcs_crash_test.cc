@@ -1,5 +1,5 @@
-// Crashed add-files runs (iceberg_add_files_crash_runs.h) with gs:// data
-// files and a gs:// warehouse on the Cloud Storage emulator: the catalog's
+// Crashed add-files runs (iceberg_add_files_crash_test_support.h) with gs://
+// data files and a gs:// warehouse on the Cloud Storage emulator: the catalog's
 // commit point is an upload with ifGenerationMatch=0.
 
 #include <cstdlib>
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "gcpstream/cli/iceberg_add_files_crash_runs.h"
+#include "gcpstream/cli/iceberg_add_files_crash_test_support.h"
 #include "gcpstream/storage/storage_client.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gtest/gtest.h"

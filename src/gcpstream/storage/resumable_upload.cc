@@ -56,7 +56,7 @@ absl::StatusOr<ObjectMetadata> StorageClient::UploadResumable(
                      "multiple of 256 KiB (262144 bytes), got ",
                      options.chunk_size));
   }
-  const int64_t size = static_cast<int64_t>(data.size());
+  const auto size = static_cast<int64_t>(data.size());
   const nlohmann::json metadata = {{"name", name},
                                    {"contentType", options.content_type},
                                    {"crc32c", Crc32cBase64(Crc32c(data))}};

@@ -101,10 +101,9 @@ class StorageClient {
                                                  const std::string& data,
                                                  const UploadOptions& options);
   // The uploaded object's metadata, its CRC32C compared with `data`'s.
-  absl::StatusOr<ObjectMetadata> CheckUploaded(const std::string& bucket,
-                                               const std::string& name,
-                                               const std::string& data,
-                                               const std::string& answer);
+  static absl::StatusOr<ObjectMetadata> CheckUploaded(
+      const std::string& bucket, const std::string& name,
+      const std::string& data, const std::string& answer);
 
   rest::RestClient client_;
 };

@@ -4,6 +4,7 @@
 
 #include "gcpstream/storage/storage_client.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -12,7 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gcpstream/storage/crc32c.h"
 #include "gcpstream/testing/http_receiver.h"
 #include "gcpstream/testing/test_emulators.h"
@@ -142,8 +146,8 @@ TEST_F(StorageClientTest, EveryUploadTypeRoundTrips) {
            {UploadType::kResumable, "resumable"}}) {
     SCOPED_TRACE(label);
     const std::string name = absl::StrCat("uploads/", label, ".bin");
-    auto uploaded = client_->Upload(kBucket, name, data,
-                                    {.type = type, .chunk_size = 256 * 1024});
+    auto uploaded = client_->Upload(
+        kBucket, name, data, {.type = type, .chunk_size = int64_t{256} * 1024});
     ASSERT_TRUE(uploaded.ok()) << uploaded.status();
     EXPECT_EQ(uploaded->size, static_cast<int64_t>(data.size()));
     auto read = client_->Read(kBucket, name);
@@ -160,8 +164,8 @@ TEST_F(StorageClientTest, EveryUploadTypeRoundTrips) {
 TEST_F(StorageClientTest, AResumableUploadKeepsTheGenerationCondition) {
   UploadOptions once{.if_generation_match = 0,
                      .type = UploadType::kResumable,
-                     .chunk_size = 256 * 1024};
-  const std::string first = Patterned(300 * 1024);
+                     .chunk_size = int64_t{256} * 1024};
+  const std::string first = Patterned(size_t{300} * 1024);
   ASSERT_TRUE(client_->Upload(kBucket, "resumable/once", first, once).ok());
   auto again = client_->Upload(kBucket, "resumable/once", "other", once);
   EXPECT_EQ(again.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -203,8 +207,11 @@ class BrokenChunkService {
     int64_t first = 0;
     int64_t last = 0;
     int64_t total = 0;
-    if (sscanf(range.c_str(), "bytes %ld-%ld/%ld", &first, &last, &total) !=
-        3) {
+    const std::vector<std::string> numbers = absl::StrSplit(
+        absl::StripPrefix(range, "bytes "), absl::ByAnyChar("-/"));
+    if (numbers.size() != 3 || !absl::SimpleAtoi(numbers[0], &first) ||
+        !absl::SimpleAtoi(numbers[1], &last) ||
+        !absl::SimpleAtoi(numbers[2], &total)) {
       return HttpAnswer{400, "bad Content-Range"};
     }
     chunk_offsets.push_back(first);
@@ -212,7 +219,7 @@ class BrokenChunkService {
       return HttpAnswer{400, "chunk does not start where the data ends"};
     }
     if (chunk_offsets.size() == 2) {
-      stored_ += request.body.substr(0, 100 * 1024);
+      stored_ += request.body.substr(0, size_t{100} * 1024);
       return HttpAnswer{.status = 0, .body = "", .drop_connection = true};
     }
     stored_ += request.body;
@@ -254,9 +261,9 @@ TEST(StorageClientResumableTest, ABrokenChunkResumesWhereTheServiceStopped) {
   service.port = (*server)->port();
   StorageClient client(rest::RestClient(
       Options(absl::StrCat("http://127.0.0.1:", service.port))));
-  auto uploaded =
-      client.Upload("b", "o", data,
-                    {.type = UploadType::kResumable, .chunk_size = 256 * 1024});
+  auto uploaded = client.Upload(
+      "b", "o", data,
+      {.type = UploadType::kResumable, .chunk_size = int64_t{256} * 1024});
   ASSERT_TRUE(uploaded.ok()) << uploaded.status();
   EXPECT_TRUE(service.stored() == data);
   EXPECT_EQ(service.status_queries, 1);

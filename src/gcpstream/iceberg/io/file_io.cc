@@ -75,7 +75,7 @@ absl::StatusOr<std::string> LocalFileIO::Stage(const std::string& path,
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot create its directory: ", error.message()));
   }
-  const std::string staged = absl::StrCat(path, ".", RandomUuid(), ".tmp");
+  std::string staged = absl::StrCat(path, ".", RandomUuid(), ".tmp");
   std::ofstream out(staged, std::ios::binary | std::ios::trunc);
   out << bytes;
   out.close();

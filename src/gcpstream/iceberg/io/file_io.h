@@ -58,8 +58,8 @@ class LocalFileIO final : public FileIO {
  private:
   // Writes `bytes` to a new file beside `path` and returns its name: a
   // crash leaves no partial file under `path`.
-  absl::StatusOr<std::string> Stage(const std::string& path,
-                                    const std::string& bytes);
+  static absl::StatusOr<std::string> Stage(const std::string& path,
+                                           const std::string& bytes);
 };
 
 }  // namespace gcpstream::iceberg

@@ -1,4 +1,4 @@
-#include "gcpstream/cli/iceberg_add_files_crash_runs.h"
+#include "gcpstream/cli/iceberg_add_files_crash_test_support.h"
 
 #include <signal.h>
 
