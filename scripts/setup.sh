@@ -4,7 +4,8 @@
 #   - the Google Cloud emulators (checked; installed if an apt source has them),
 #   - npm packages pinned in package-lock.json (only when the lock changed),
 #   - a Python virtual environment .venv with requirements-test.txt, and
-#     .venv-cloudtasks with the Cloud Tasks emulator;
+#     .venv-cloudtasks with the Cloud Tasks emulator, .venv-bigquery with the
+#     BigQuery emulator;
 #   - .tools/: the Iceberg REST catalog fixture jar (Maven Central) and
 #     fake-gcs-server, the Cloud Storage emulator (Go module proxy).
 # A second run on a ready machine only checks, in a few seconds.
@@ -104,6 +105,26 @@ if [[ ! -f $stamp || "$(cat "$stamp")" != "$requirements_hash" ]]; then
   [[ -x .venv-cloudtasks/bin/python ]] || python3 -m venv .venv-cloudtasks
   .venv-cloudtasks/bin/python -m pip install --quiet --disable-pip-version-check \
     -r deps/cloudtasks-emulator-requirements.txt
+  echo "$requirements_hash" > "$stamp"
+fi
+
+# --- The BigQuery emulator (PyPI) -----------------------------------------------
+# bqemulator in its own environment (it pins protobuf 6 and DuckDB 1.5.5). At
+# start it loads DuckDB's spatial and avro extensions, which it would download:
+# their wheels' files are copied into .venv-bigquery/home/.duckdb, the HOME the
+# harness gives it, so it starts offline.
+requirements_hash="$(sha256sum deps/bigquery-emulator-requirements.txt | cut -d' ' -f1)"
+stamp=.venv-bigquery/.gcpstream-requirements.sha256
+if [[ ! -f $stamp || "$(cat "$stamp")" != "$requirements_hash" ]]; then
+  log "python venv .venv-bigquery (the BigQuery emulator)"
+  [[ -x .venv-bigquery/bin/python ]] || python3 -m venv .venv-bigquery
+  .venv-bigquery/bin/python -m pip install --quiet --disable-pip-version-check \
+    -r deps/bigquery-emulator-requirements.txt
+  duckdb_version="$(.venv-bigquery/bin/python -c 'import duckdb; print(duckdb.__version__)')"
+  extensions=".venv-bigquery/home/.duckdb/extensions/v${duckdb_version}/linux_amd64"
+  mkdir -p "$extensions"
+  cp .venv-bigquery/lib/python3*/site-packages/duckdb_extension_{spatial,avro}/extensions/v"${duckdb_version}"/*.duckdb_extension \
+    "$extensions/"
   echo "$requirements_hash" > "$stamp"
 fi
 

@@ -14,7 +14,10 @@ const ServiceEndpoint& EndpointOf(Service service) {
       "bigtableadmin", "bigtableadmin.googleapis.com:443",
       "BIGTABLE_EMULATOR_HOST"};
   static constexpr ServiceEndpoint kBigQueryStorage{
-      "bigquerystorage", "bigquerystorage.googleapis.com:443", ""};
+      // Google's clients honour no BigQuery emulator variable; this one is
+      // gcpstream's (docs/bigquery.md).
+      "bigquerystorage", "bigquerystorage.googleapis.com:443",
+      "BIGQUERY_STORAGE_EMULATOR_HOST"};
   static constexpr ServiceEndpoint kCloudTasks{
       // Google's clients honour no emulator variable for Cloud Tasks; this
       // one is gcpstream's (docs/cloudtasks.md).

@@ -11,19 +11,24 @@ namespace gcpstream::emulators {
 namespace {
 
 constexpr EmulatorSpec kSpecs[] = {
-    {EmulatorKind::kPubSub, "pubsub", "PUBSUB_EMULATOR_HOST",
+    {EmulatorKind::kPubSub, "pubsub", "PUBSUB_EMULATOR_HOST", "",
      "platform/pubsub-emulator/bin/cloud-pubsub-emulator",
      "the Debian package google-cloud-cli-pubsub-emulator"},
-    {EmulatorKind::kSpanner, "spanner", "SPANNER_EMULATOR_HOST",
+    {EmulatorKind::kSpanner, "spanner", "SPANNER_EMULATOR_HOST", "",
      "bin/cloud_spanner_emulator/emulator_main",
      "the Debian package google-cloud-cli-spanner-emulator"},
-    {EmulatorKind::kBigtable, "bigtable", "BIGTABLE_EMULATOR_HOST",
+    {EmulatorKind::kBigtable, "bigtable", "BIGTABLE_EMULATOR_HOST", "",
      "platform/bigtable-emulator/cbtemulator",
      "the Debian package google-cloud-cli-bigtable-emulator"},
     {EmulatorKind::kCloudTasks, "cloudtasks", "CLOUD_TASKS_EMULATOR_HOST", "",
-     "gcloud-tasks-emulator in .venv-cloudtasks (scripts/setup.sh)"},
-    {EmulatorKind::kStorage, "storage", "STORAGE_EMULATOR_HOST", "",
+     "", "gcloud-tasks-emulator in .venv-cloudtasks (scripts/setup.sh)"},
+    {EmulatorKind::kStorage, "storage", "STORAGE_EMULATOR_HOST", "", "",
      "fake-gcs-server in .tools/bin (scripts/setup.sh)"},
+    // Google's clients honour no BigQuery emulator variables; these two are
+    // gcpstream's (docs/bigquery.md).
+    {EmulatorKind::kBigQuery, "bigquery", "BIGQUERY_EMULATOR_HOST",
+     "BIGQUERY_STORAGE_EMULATOR_HOST", "",
+     "bqemulator in .venv-bigquery (scripts/setup.sh)"},
 };
 
 std::string FromEnvOr(const char* variable, std::string fallback) {
@@ -34,7 +39,13 @@ std::string FromEnvOr(const char* variable, std::string fallback) {
 
 }  // namespace
 
-bool SpeaksGrpc(EmulatorKind kind) { return kind != EmulatorKind::kStorage; }
+bool SpeaksGrpc(EmulatorKind kind) {
+  return kind != EmulatorKind::kStorage && kind != EmulatorKind::kBigQuery;
+}
+
+bool HasSecondPort(EmulatorKind kind) {
+  return !SpecOf(kind).second_env_variable.empty();
+}
 
 const EmulatorSpec& SpecOf(EmulatorKind kind) {
   for (const EmulatorSpec& spec : kSpecs) {
@@ -45,8 +56,9 @@ const EmulatorSpec& SpecOf(EmulatorKind kind) {
 
 const std::vector<EmulatorKind>& AllEmulatorKinds() {
   static const std::vector<EmulatorKind> kAll = {
-      EmulatorKind::kPubSub, EmulatorKind::kSpanner, EmulatorKind::kBigtable,
-      EmulatorKind::kCloudTasks, EmulatorKind::kStorage};
+      EmulatorKind::kPubSub,   EmulatorKind::kSpanner,
+      EmulatorKind::kBigtable, EmulatorKind::kCloudTasks,
+      EmulatorKind::kStorage,  EmulatorKind::kBigQuery};
   return kAll;
 }
 
@@ -57,14 +69,15 @@ absl::StatusOr<EmulatorKind> ParseEmulatorKind(absl::string_view name) {
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown emulator '", name,
-      "'; accepted: pubsub, spanner, bigtable, cloudtasks, storage"));
+      "'; accepted: pubsub, spanner, bigtable, cloudtasks, storage, "
+      "bigquery"));
 }
 
 std::vector<std::string> EmulatorCommand(EmulatorKind kind,
                                          const std::string& sdk_root,
-                                         int port) {
+                                         const EmulatorListen& listen) {
   const std::string binary = absl::StrCat(sdk_root, "/", SpecOf(kind).binary);
-  const std::string port_text = absl::StrCat(port);
+  const std::string port_text = absl::StrCat(listen.port);
   switch (kind) {
     case EmulatorKind::kPubSub:
       return {binary, "--host=127.0.0.1", absl::StrCat("--port=", port_text)};
@@ -82,11 +95,31 @@ std::vector<std::string> EmulatorCommand(EmulatorKind kind,
       return {FromEnvOr("GCPSTREAM_FAKE_GCS_SERVER",
                         GCPSTREAM_SOURCE_DIR "/.tools/bin/fake-gcs-server"),
               "-scheme", "http", "-host", "127.0.0.1", "-port", port_text,
-              "-backend", "memory", "-external-url",
-              absl::StrCat("http://127.0.0.1:", port_text),
+              "-backend", "filesystem", "-filesystem-root", listen.storage_root,
+              "-external-url", absl::StrCat("http://127.0.0.1:", port_text),
               // Serves the XML API's path-style URLs (/bucket/object) on
               // this address too: how DuckDB's httpfs reads gs://.
               "-public-host", absl::StrCat("127.0.0.1:", port_text)};
+    case EmulatorKind::kBigQuery:
+      return {
+          "/usr/bin/env",
+          absl::StrCat("HOME=",
+                       FromEnvOr("GCPSTREAM_BIGQUERY_EMULATOR_HOME",
+                                 GCPSTREAM_SOURCE_DIR "/.venv-bigquery/home")),
+          absl::StrCat("BQEMU_GCS_LOCAL_ROOT=", listen.storage_root),
+          FromEnvOr("GCPSTREAM_BIGQUERY_EMULATOR",
+                    GCPSTREAM_SOURCE_DIR "/.venv-bigquery/bin/bqemulator"),
+          "start",
+          "--rest-host",
+          "127.0.0.1",
+          "--rest-port",
+          port_text,
+          "--grpc-host",
+          "127.0.0.1",
+          "--grpc-port",
+          absl::StrCat(listen.second_port),
+          "--log-level",
+          "warning"};
   }
   return {};
 }

@@ -48,14 +48,13 @@ absl::StatusOr<std::string> PrepareLogDir(const std::string& requested,
   return dir;
 }
 
-// A gRPC server that completes the HTTP/2 handshake is ready to serve; an
-// HTTP/1.1 emulator once it accepts connections.
-bool Answers(EmulatorKind kind, int port, absl::Duration wait) {
-  if (SpeaksGrpc(kind)) {
-    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
-                                       grpc::InsecureChannelCredentials());
-    return channel->WaitForConnected(absl::ToChronoTime(absl::Now() + wait));
-  }
+bool AnswersGrpc(int port, absl::Duration wait) {
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", port),
+                                     grpc::InsecureChannelCredentials());
+  return channel->WaitForConnected(absl::ToChronoTime(absl::Now() + wait));
+}
+
+bool Accepts(int port, absl::Duration wait) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return false;
   sockaddr_in address{};
@@ -69,9 +68,19 @@ bool Answers(EmulatorKind kind, int port, absl::Duration wait) {
   return connected;
 }
 
+// A gRPC server that completes the HTTP/2 handshake is ready to serve; an
+// HTTP/1.1 emulator once it accepts connections; one with two ports once
+// both are ready (its second speaks gRPC).
+bool Answers(EmulatorKind kind, int port, int second_port,
+             absl::Duration wait) {
+  const bool first =
+      SpeaksGrpc(kind) ? AnswersGrpc(port, wait) : Accepts(port, wait);
+  return first && (second_port == 0 || AnswersGrpc(second_port, wait));
+}
+
 struct Launch {
   EmulatorKind kind = EmulatorKind::kPubSub;
-  int port = 0;
+  EmulatorListen listen;
   std::string log_path;
   std::unique_ptr<ChildProcess> process;
 };
@@ -81,12 +90,19 @@ absl::Status LaunchOne(const std::string& sdk_root, const std::string& log_dir,
   const EmulatorSpec& spec = SpecOf(launch.kind);
   auto port = PickFreeLoopbackPort();
   if (!port.ok()) return port.status();
-  launch.port = *port;
+  launch.listen.port = *port;
+  if (HasSecondPort(launch.kind)) {
+    do {
+      port = PickFreeLoopbackPort();
+      if (!port.ok()) return port.status();
+    } while (*port == launch.listen.port);
+    launch.listen.second_port = *port;
+  }
   launch.log_path =
       absl::StrCat(log_dir, "/", spec.name,
                    attempt == 0 ? "" : absl::StrCat("-", attempt), ".log");
   ChildProcessOptions options;
-  options.argv = EmulatorCommand(launch.kind, sdk_root, launch.port);
+  options.argv = EmulatorCommand(launch.kind, sdk_root, launch.listen);
   options.log_path = launch.log_path;
   options.die_with_parent = !daemon;
   auto process = ChildProcess::Start(options);
@@ -101,6 +117,17 @@ absl::Status LaunchOne(const std::string& sdk_root, const std::string& log_dir,
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> RunningEmulator::Environment()
+    const {
+  const EmulatorSpec& spec = SpecOf(kind);
+  std::vector<std::pair<std::string, std::string>> variables = {
+      {std::string(spec.env_variable), host}};
+  if (!second_host.empty()) {
+    variables.emplace_back(std::string(spec.second_env_variable), second_host);
+  }
+  return variables;
+}
 
 std::string TailOfFile(const std::string& path, int lines) {
   std::ifstream in(path);
@@ -120,12 +147,24 @@ absl::StatusOr<std::unique_ptr<EmulatorSet>> EmulatorSet::Start(
   auto log_dir = PrepareLogDir(options.log_dir, &set->created_log_dir_);
   if (!log_dir.ok()) return log_dir.status();
   set->log_dir_ = *log_dir;
+  set->storage_root_ = options.storage_root.empty()
+                           ? absl::StrCat(set->log_dir_, "/storage")
+                           : options.storage_root;
+  std::error_code error;
+  set->created_storage_root_ =
+      fs::create_directories(set->storage_root_, error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot create the storage emulators' root '",
+                     set->storage_root_, "': ", error.message()));
+  }
 
   // Launch everything first so the slow JVM start overlaps the others.
   std::vector<Launch> launches;
   for (EmulatorKind kind : options.kinds) {
     Launch launch;
     launch.kind = kind;
+    launch.listen.storage_root = set->storage_root_;
     absl::Status started =
         LaunchOne(*sdk_root, set->log_dir_, options.daemon, 0, launch);
     if (!started.ok()) return started;  // `set` stops the earlier ones.
@@ -137,10 +176,18 @@ absl::StatusOr<std::unique_ptr<EmulatorSet>> EmulatorSet::Start(
     const EmulatorSpec& spec = SpecOf(launch.kind);
     int attempt = 0;
     while (true) {
-      const std::string host = absl::StrCat("127.0.0.1:", launch.port);
-      if (Answers(launch.kind, launch.port, absl::Milliseconds(250))) {
+      const std::string host = absl::StrCat("127.0.0.1:", launch.listen.port);
+      if (Answers(launch.kind, launch.listen.port, launch.listen.second_port,
+                  absl::Milliseconds(250))) {
         set->running_.push_back(RunningEmulator{
-            launch.kind, host, launch.process->pid(), launch.log_path});
+            .kind = launch.kind,
+            .host = host,
+            .pid = launch.process->pid(),
+            .log_path = launch.log_path,
+            .second_host =
+                launch.listen.second_port == 0
+                    ? ""
+                    : absl::StrCat("127.0.0.1:", launch.listen.second_port)});
         set->processes_.push_back(std::move(launch.process));
         break;
       }
@@ -180,16 +227,18 @@ std::optional<std::string> EmulatorSet::HostOf(EmulatorKind kind) const {
 
 void EmulatorSet::ExportEnvironment() const {
   for (const RunningEmulator& emulator : running_) {
-    const std::string name(SpecOf(emulator.kind).env_variable);
-    setenv(name.c_str(), emulator.host.c_str(), 1);
+    for (const auto& [name, value] : emulator.Environment()) {
+      setenv(name.c_str(), value.c_str(), 1);
+    }
   }
 }
 
 std::string EmulatorSet::ShellExports() const {
   std::string out;
   for (const RunningEmulator& emulator : running_) {
-    absl::StrAppend(&out, "export ", SpecOf(emulator.kind).env_variable, "=",
-                    emulator.host, "\n");
+    for (const auto& [name, value] : emulator.Environment()) {
+      absl::StrAppend(&out, "export ", name, "=", value, "\n");
+    }
   }
   return out;
 }
@@ -204,6 +253,7 @@ void EmulatorSet::Stop(bool keep_logs) {
     for (const RunningEmulator& emulator : running_) {
       fs::remove(emulator.log_path, ignored);
     }
+    if (created_storage_root_) fs::remove_all(storage_root_, ignored);
     if (created_log_dir_) fs::remove(log_dir_, ignored);  // Only if empty.
   }
   running_.clear();

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,6 +28,11 @@ struct EmulatorSetOptions {
   bool daemon = false;
   // A port picked free may be taken before the emulator binds it.
   int port_attempts = 3;
+  // The Cloud Storage emulator's filesystem root, which the BigQuery
+  // emulator reads gs:// URIs from (EmulatorListen::storage_root). Empty
+  // means <log_dir>/storage. Created if missing; its objects are removed
+  // with the logs when Stop() does not keep them.
+  std::string storage_root{};
 };
 
 struct RunningEmulator {
@@ -34,6 +40,10 @@ struct RunningEmulator {
   std::string host;  // "127.0.0.1:<port>"
   pid_t pid = 0;     // also the process group id
   std::string log_path;
+  std::string second_host{};  // HasSecondPort kinds only
+
+  // The variables that point clients at it, with their values.
+  std::vector<std::pair<std::string, std::string>> Environment() const;
 };
 
 // Starts emulators on free loopback ports, waits until each answers gRPC,
@@ -69,6 +79,8 @@ class EmulatorSet {
 
   std::string log_dir_;
   bool created_log_dir_ = false;
+  std::string storage_root_;
+  bool created_storage_root_ = false;
   std::vector<std::unique_ptr<ChildProcess>> processes_;
   std::vector<RunningEmulator> running_;
 };

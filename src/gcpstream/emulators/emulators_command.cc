@@ -45,7 +45,7 @@ std::string StateFile(const std::string& state_dir) {
   return state_dir + "/state";
 }
 
-// One line per daemon: "<name> <pid> <host> <log path>".
+// One line per daemon: "<name> <pid> <host>[,<second host>] <log path>".
 struct StateLine {
   std::string name;
   pid_t pid = 0;
@@ -136,7 +136,8 @@ int Start(const std::vector<std::string>& names, const std::string& state_dir) {
   std::ofstream out(StateFile(state_dir), std::ios::trunc);
   for (const RunningEmulator& emulator : (*set)->emulators()) {
     out << SpecOf(emulator.kind).name << " " << emulator.pid << " "
-        << emulator.host << " " << emulator.log_path << "\n";
+        << emulator.host << (emulator.second_host.empty() ? "" : ",")
+        << emulator.second_host << " " << emulator.log_path << "\n";
   }
   out.close();
   std::cout << (*set)->ShellExports();
@@ -153,8 +154,13 @@ int Env(const std::string& state_dir) {
   for (const StateLine& line : lines) {
     auto kind = ParseEmulatorKind(line.name);
     if (!kind.ok()) continue;
-    std::cout << "export " << SpecOf(*kind).env_variable << "=" << line.host
-              << "\n";
+    const std::vector<std::string> hosts = absl::StrSplit(line.host, ',');
+    RunningEmulator emulator{
+        .kind = *kind, .host = hosts[0], .pid = line.pid, .log_path = ""};
+    if (hosts.size() > 1) emulator.second_host = hosts[1];
+    for (const auto& [name, value] : emulator.Environment()) {
+      std::cout << "export " << name << "=" << value << "\n";
+    }
   }
   return 0;
 }

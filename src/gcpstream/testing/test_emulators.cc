@@ -31,14 +31,16 @@ bool UseExisting() {
   return value != nullptr && std::string(value) == "1";
 }
 
-std::string LogDirFor(EmulatorKind kind) {
+// Per test binary, under $GCPSTREAM_EMULATOR_LOG_DIR (else $TMPDIR):
+// "<binary>-<pid>-<what>".
+std::string DirFor(absl::string_view what) {
   const char* base = std::getenv("GCPSTREAM_EMULATOR_LOG_DIR");
   const char* tmp = std::getenv("TMPDIR");
   return absl::StrCat(base != nullptr && *base != '\0'
                           ? base
                           : (tmp != nullptr && *tmp != '\0' ? tmp : "/tmp"),
                       "/", program_invocation_short_name, "-", getpid(), "-",
-                      emulators::SpecOf(kind).name);
+                      what);
 }
 
 }  // namespace
@@ -58,7 +60,12 @@ absl::StatusOr<std::string> TestEmulatorHost(EmulatorKind kind) {
   if (auto it = running.find(kind); it != running.end()) {
     return *it->second->HostOf(kind);
   }
-  auto set = EmulatorSet::Start({.kinds = {kind}, .log_dir = LogDirFor(kind)});
+  // One storage root for the binary: the Cloud Storage emulator's objects
+  // are what the BigQuery emulator's load jobs read.
+  auto set =
+      EmulatorSet::Start({.kinds = {kind},
+                          .log_dir = DirFor(emulators::SpecOf(kind).name),
+                          .storage_root = DirFor("storage")});
   if (!set.ok()) return set.status();
   (*set)->ExportEnvironment();
   std::string host = *(*set)->HostOf(kind);
