@@ -68,11 +68,21 @@ bool IsUnnamed(const D& d) {
   }
 }
 
+// A destination type whose resolver may decline to route a record: such a
+// destination names no resource, says so through `unroutable()`, and
+// carries what the failure handler gets instead (BigQuery's
+// UnroutableRecord).
+template <typename D>
+concept MayBeUnroutable = requires(const D& d) {
+  { d.unroutable() } -> std::convertible_to<bool>;
+};
+
 // Chooses each record's destination. Runs once per record on the writer's
 // task thread, before the serializer (so it runs for records the serializer
 // then skips). It must always name a destination: a failure or an empty
 // resource name is a bug in the pipeline, never a per-record refusal, and
-// fails the job (BigQuery's UnroutableRecord is the one routable refusal).
+// fails the job (BigQuery's UnroutableRecord, a MayBeUnroutable
+// destination, is the one routable refusal).
 template <typename T, Destination D>
 class DestinationResolver {
  public:
@@ -112,6 +122,9 @@ absl::StatusOr<D> ResolveDestination(DestinationResolver<T, D>& resolver,
         context.record_position, " (subtask ", context.subtask_index,
         "): ", destination.status().ToString(),
         "; a resolver must name a destination for every record"));
+  }
+  if constexpr (MayBeUnroutable<D>) {
+    if (destination->unroutable()) return destination;
   }
   if (IsUnnamed(*destination)) {
     return absl::FailedPreconditionError(absl::StrCat(

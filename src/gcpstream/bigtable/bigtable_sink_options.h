@@ -14,6 +14,7 @@
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/bigtable/bigtable_stub.h"
 #include "gcpstream/connector/client_options.h"
+#include "gcpstream/connector/create_disposition.h"
 #include "gcpstream/connector/option_table.h"
 #include "google/bigtable/admin/v2/table.pb.h"
 
@@ -38,20 +39,9 @@ inline constexpr char kRecoveryMaxAttemptsKey[] = "recovery-max-attempts";
 inline constexpr int64_t kMaxEntriesPerRequest = 19'999;
 inline constexpr int64_t kMaxMutationsPerRequest = 100'000;
 
-// What the sink does when a table it writes is missing (NOT_FOUND).
-// (Pub/Sub's sink has the same choice for topics, spelt alike.)
-enum class CreateDisposition {
-  // Fail the job: tables are provisioned elsewhere.
-  kCreateNever,
-  // Create the table (or add a declared family it lacks) from the sink's
-  // TableCreateOptions, then write.
-  kCreateIfNeeded,
-};
-inline constexpr EnumSpelling<CreateDisposition> kCreateDispositionSpellings[] =
-    {{"create-never", CreateDisposition::kCreateNever},
-     {"create-if-needed", CreateDisposition::kCreateIfNeeded}};
-inline constexpr EnumOption<CreateDisposition> kCreateDispositionOption(
-    "create-disposition", kCreateDispositionSpellings);
+// create-disposition: see connector/create_disposition.h.
+using connector::CreateDisposition;
+using connector::kCreateDispositionOption;
 
 // How the sink creates tables under create-if-needed: one set for every
 // table the sink writes (a resolver may name many). Only families are

@@ -49,6 +49,20 @@ class Completions {
     };
   }
 
+  // The per-response callback of a streaming call whose end goes through
+  // Wrap(): `on_task(response)` runs on the task thread, in arrival order.
+  // gRPC delivers every response before the call's end, so Wrap()'s
+  // tracking covers these callbacks too.
+  template <typename Response, typename OnTask>
+  std::function<void(Response&&)> WrapEach(OnTask on_task) {
+    return [executor = executor_, alive = alive_,
+            on_task = std::move(on_task)](Response&& response) mutable {
+      executor.Post([alive, on_task, response = std::move(response)]() mutable {
+        if (*alive) on_task(std::move(response));
+      });
+    };
+  }
+
   // Counts a callback that is not a unary call's (a stream reactor's).
   CallbackTracker& tracker() { return *tracker_; }
   runtime::MailboxExecutor executor() const { return executor_; }

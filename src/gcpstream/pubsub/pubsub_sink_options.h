@@ -14,6 +14,7 @@
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/connector/client_options.h"
+#include "gcpstream/connector/create_disposition.h"
 #include "gcpstream/connector/option_table.h"
 #include "gcpstream/connector/task_timer.h"
 #include "gcpstream/pubsub/publish_batcher.h"
@@ -36,18 +37,9 @@ inline constexpr char kAllowedPersistenceRegionsKey[] =
     "allowed-persistence-regions";
 inline constexpr char kEnforceInTransitKey[] = "enforce-in-transit";
 
-// What the sink does when a publish finds its topic missing (NOT_FOUND).
-enum class CreateDisposition {
-  // Create the topic with the sink's TopicCreateOptions, then republish.
-  kCreateIfNeeded,
-  // Fail the job: topics are provisioned elsewhere.
-  kCreateNever,
-};
-inline constexpr EnumSpelling<CreateDisposition> kCreateDispositionSpellings[] =
-    {{"create-if-needed", CreateDisposition::kCreateIfNeeded},
-     {"create-never", CreateDisposition::kCreateNever}};
-inline constexpr EnumOption<CreateDisposition> kCreateDispositionOption(
-    "create-disposition", kCreateDispositionSpellings);
+// create-disposition: see connector/create_disposition.h.
+using connector::CreateDisposition;
+using connector::kCreateDispositionOption;
 
 // How the sink creates a missing topic (create-disposition
 // create-if-needed). One set for every topic of the sink; a topic that

@@ -1,0 +1,218 @@
+// The BigQuery sink (Storage Write API, default stream) against the
+// emulator: JSON records routed per day to tables it creates with
+// partitioning and clustering, unroutable records and rows that do not fit
+// routed with their reasons, create-never, a row the service refuses found
+// by splitting its request, and the emulator's deviations pinned.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/wrappers.pb.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gcpstream/bigquery/bigquery_sink.h"
+#include "gcpstream/bigquery/bigquery_test_util.h"
+#include "gcpstream/testing/sink_test_task.h"
+#include "gcpstream/testing/test_emulators.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::bigquery {
+namespace {
+
+using ::gcpstream::testing::RecordingFactory;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+using Json = nlohmann::json;
+
+constexpr char kProject[] = "it-project";
+
+class BigQuerySinkIntegrationTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::string> host = gcpstream::testing::TestEmulatorHost(
+        emulators::EmulatorKind::kBigQuery);
+    ASSERT_TRUE(host.ok()) << host.status();
+  }
+
+  static BigQuerySinkOptions Options() {
+    BigQuerySinkOptions options;
+    options.name = "bq";
+    options.max_batch_rows = 50;
+    options.table.schema =
+        TableSchema{{{.name = "id",
+                      .type = FieldType::kInt64,
+                      .mode = FieldMode::kRequired},
+                     {.name = "day", .type = FieldType::kDate},
+                     {.name = "region", .type = FieldType::kString},
+                     {.name = "amount", .type = FieldType::kNumeric},
+                     {.name = "at", .type = FieldType::kTimestamp},
+                     {.name = "tags",
+                      .type = FieldType::kString,
+                      .mode = FieldMode::kRepeated},
+                     {.name = "doc", .type = FieldType::kJson}}};
+    options.table.time_partitioning =
+        TimePartitioning{.field = "day", .granularity = "DAY"};
+    options.table.clustering = {"region", "id"};
+    return options;
+  }
+
+  gcpstream::testing::SinkTestTask task_;
+};
+
+TEST_F(BigQuerySinkIntegrationTest,
+       RoutesRecordsPerDayAndRoutesWhatCannotBeWritten) {
+  const std::string dataset = "per_day";
+  // Day tables from the record; records of day 9 belong nowhere.
+  auto resolver = MakeResolver<Json, TableDestination>(
+      [&](const Json& record,
+          const WriterContext&) -> absl::StatusOr<TableDestination> {
+        const std::string day = record.value("day", std::string());
+        if (day == "2026-12-09") {
+          return TableDestination::Unroutable(
+              {.payload = record.dump(), .reason = "no table for day 9"});
+        }
+        return TableDestination(kProject, dataset,
+                                absl::StrCat("events_", day.substr(8, 2)));
+      });
+  auto failures = std::make_shared<std::vector<BigQueryFailedElement>>();
+  BigQuerySink<Json> sink(Options(), std::move(resolver), JsonRows(),
+                          RecordingFactory(failures));
+  auto writer = sink.CreateWriter(task_.Context());
+  ASSERT_TRUE(writer.ok()) << writer.status();
+
+  std::vector<Json> records;
+  std::map<std::string, int> expected_per_table;
+  int unfit = 0;
+  int unroutable_expected = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const int day = 1 + i % 10;
+    Json record = {{"id", i},
+                   {"day", absl::StrFormat("2026-12-%02d", day)},
+                   {"region", i % 2 == 0 ? "eu" : "us"},
+                   {"amount", absl::StrCat(i, ".25")},
+                   {"at", "2026-12-01T10:00:00Z"},
+                   {"tags", Json::array({"a", "b"})},
+                   {"doc", {{"n", i}}}};
+    if (day == 9) {
+      ++unroutable_expected;  // Routed before it is serialized.
+    } else if (i % 97 == 5) {
+      record["amount"] = "not a number";  // Does not fit NUMERIC.
+      ++unfit;
+    } else {
+      ++expected_per_table[absl::StrFormat("events_%02d", day)];
+    }
+    records.push_back(std::move(record));
+  }
+  ASSERT_TRUE(task_.WriteAll(**writer, records).ok());
+  ASSERT_TRUE((*writer)->Flush(/*end_of_input=*/true).ok());
+  (*writer)->Close();
+
+  int unroutable = 0;
+  int serializer = 0;
+  for (const BigQueryFailedElement& failed : *failures) {
+    if (failed.destination == kUnresolvedDestination) {
+      ++unroutable;
+      EXPECT_THAT(failed.status.message(), HasSubstr("no table for day 9"));
+      EXPECT_EQ(Json::parse(*failed.payload)["day"], "2026-12-09");
+    } else {
+      ++serializer;
+      EXPECT_THAT(failed.status.message(),
+                  HasSubstr("column 'amount' (NUMERIC): 'not a number'"));
+    }
+  }
+  EXPECT_EQ(unroutable, unroutable_expected);
+  EXPECT_EQ(serializer, unfit);
+  EXPECT_GT(unfit, 0);
+  EXPECT_EQ(task_.Metric("records_routed"), absl::StrCat(failures->size()));
+  EXPECT_EQ(task_.Metric("records_written"),
+            absl::StrCat(1000 - failures->size()));
+  EXPECT_EQ(task_.Metric("in_flight_rows"), "0");
+
+  for (const auto& [table, count] : expected_per_table) {
+    absl::StatusOr<std::vector<Json>> rows =
+        testing::ReadRows(TableDestination(kProject, dataset, table));
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    EXPECT_THAT(*rows, SizeIs(count)) << table;
+  }
+  absl::StatusOr<std::vector<Json>> day1 =
+      testing::ReadRows(TableDestination(kProject, dataset, "events_01"));
+  ASSERT_TRUE(day1.ok());
+  std::map<std::string, Json> by_id;
+  for (const Json& row : *day1) by_id[row["id"].get<std::string>()] = row;
+  ASSERT_TRUE(by_id.contains("10"));
+  EXPECT_EQ(by_id["10"]["day"], "2026-12-01");
+  EXPECT_EQ(by_id["10"]["region"], "eu");
+  EXPECT_EQ(by_id["10"]["amount"], "10.250000000");
+  EXPECT_EQ(by_id["10"]["doc"], "{\"n\":10}");
+
+  // Created with the sink's partitioning and clustering.
+  absl::StatusOr<rest::RestClientOptions> rest_options =
+      rest::ResolveRestTarget(BigQueryRestService(), {});
+  ASSERT_TRUE(rest_options.ok());
+  absl::StatusOr<TableInfo> info =
+      TablesClient(rest::RestClient(*rest_options))
+          .GetTable(TableDestination(kProject, dataset, "events_02"));
+  ASSERT_TRUE(info.ok()) << info.status();
+  ASSERT_TRUE(info->time_partitioning.has_value());
+  EXPECT_EQ(info->time_partitioning->field, "day");
+  EXPECT_EQ(info->time_partitioning->granularity, "DAY");
+  EXPECT_EQ(info->clustering, (std::vector<std::string>{"region", "id"}));
+}
+
+TEST_F(BigQuerySinkIntegrationTest, CreateNeverFailsNamingTheTableAndOption) {
+  BigQuerySinkOptions options;
+  options.name = "bq";
+  options.create_disposition = CreateDisposition::kCreateNever;
+  BigQuerySink<Json> sink(
+      options, TableDestination(kProject, "nowhere", "missing"), JsonRows());
+  auto writer = sink.CreateWriter(task_.Context());
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  absl::Status status = task_.Write(**writer, Json{{"id", 1}});
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(status.message(),
+              HasSubstr("table it-project.nowhere.missing does not exist and "
+                        "option 'create-disposition' is 'create-never'"));
+  (*writer)->Close();
+}
+
+// The emulator refuses a whole request for one row it cannot convert and
+// names no row (the service would name it in row_errors): the sink splits
+// the request until the row is alone, routes it, and writes the rest.
+TEST_F(BigQuerySinkIntegrationTest, ARefusedRowIsFoundBySplittingItsRequest) {
+  BigQuerySinkOptions options = Options();
+  options.table.schema =
+      TableSchema{{{.name = "value", .type = FieldType::kInt64}}};
+  options.table.time_partitioning.reset();
+  options.table.clustering.clear();
+  options.max_batch_rows = 8;
+  auto failures = std::make_shared<std::vector<BigQueryFailedElement>>();
+  const TableDestination table(kProject, "split", "numbers");
+  BigQuerySink<google::protobuf::StringValue> sink(
+      options, table, ProtoRows<google::protobuf::StringValue>(),
+      RecordingFactory(failures));
+  auto writer = sink.CreateWriter(task_.Context());
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  std::vector<google::protobuf::StringValue> records;
+  for (const char* value : {"1", "2", "3", "abc", "5", "6", "7", "8"}) {
+    google::protobuf::StringValue record;
+    record.set_value(value);
+    records.push_back(record);
+  }
+  ASSERT_TRUE(task_.WriteAll(**writer, records).ok());
+  (*writer)->Close();
+  ASSERT_THAT(*failures, SizeIs(1));
+  EXPECT_EQ((*failures)[0].status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Json::parse(*(*failures)[0].payload), Json({{"value", "abc"}}));
+  // 8 rows -> 4 + 4 -> 2 + 2 -> 1 + 1: three splits to isolate the row.
+  EXPECT_EQ(task_.Metric("appends_split"), "3");
+  absl::StatusOr<std::vector<Json>> rows = testing::ReadRows(table);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_THAT(*rows, SizeIs(7));
+}
+
+}  // namespace
+}  // namespace gcpstream::bigquery

@@ -1,0 +1,190 @@
+#include "gcpstream/bigquery/bigquery_sink_options.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gcpstream::bigquery {
+namespace {
+
+absl::Status InRange(absl::string_view key, int64_t value, int64_t ceiling) {
+  if (value >= 1 && value <= ceiling) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "option '", key, "' must be between 1 and ", ceiling, ", got ", value));
+}
+
+TimePartitioning& Partitioning(BigQuerySinkOptions& options) {
+  if (!options.table.time_partitioning.has_value()) {
+    options.table.time_partitioning.emplace();
+  }
+  return *options.table.time_partitioning;
+}
+
+absl::Status CheckTableDefinition(const BigQuerySinkOptions& options) {
+  const TableDefinition& table = options.table;
+  absl::Status status;
+  if (table.clustering.size() > 4) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "option '", kClusteringKey, "' lists ", table.clustering.size(),
+        " columns (", absl::StrJoin(table.clustering, ", "),
+        "); BigQuery clusters by at most 4")));
+  }
+  if (table.time_partitioning.has_value()) {
+    const TimePartitioning& partitioning = *table.time_partitioning;
+    if (absl::StatusOr<std::string> granularity =
+            ParsePartitionGranularity(partitioning.granularity);
+        !granularity.ok()) {
+      status.Update(absl::InvalidArgumentError(
+          absl::StrCat("option '", kPartitionGranularityKey,
+                       "': ", granularity.status().message())));
+    }
+    if (partitioning.expiration.has_value()) {
+      status.Update(CheckDurationOption(*partitioning.expiration,
+                                        kPartitionExpirationKey));
+    }
+  }
+  const bool creates =
+      options.create_disposition == CreateDisposition::kCreateIfNeeded;
+  if (!creates && (table.time_partitioning.has_value() ||
+                   !table.clustering.empty() || !table.schema.fields.empty())) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "a schema, partitioning or clustering is set but option '",
+        kCreateDispositionOption.key(), "' is '",
+        kCreateDispositionOption.Name(CreateDisposition::kCreateNever),
+        "', so no table would be created with them; set it to '",
+        kCreateDispositionOption.Name(CreateDisposition::kCreateIfNeeded),
+        "' or remove them")));
+  }
+  if (creates && table.schema.fields.empty() &&
+      (table.time_partitioning.has_value() || !table.clustering.empty())) {
+    status.Update(absl::InvalidArgumentError(
+        "partitioning or clustering is set without a schema to create "
+        "tables with; give the sink a schema (a pipeline file's `schema:` "
+        "block)"));
+  }
+  for (const std::string& column : table.clustering) {
+    if (!table.schema.fields.empty() && table.schema.Find(column) == nullptr) {
+      status.Update(absl::InvalidArgumentError(
+          absl::StrCat("option '", kClusteringKey, "' names column '", column,
+                       "', which the schema does not have")));
+    }
+  }
+  if (table.time_partitioning.has_value() &&
+      !table.time_partitioning->field.empty() && !table.schema.fields.empty()) {
+    const FieldSchema* field =
+        table.schema.Find(table.time_partitioning->field);
+    if (field == nullptr ||
+        (field->type != FieldType::kDate &&
+         field->type != FieldType::kTimestamp &&
+         field->type != FieldType::kDateTime) ||
+        field->mode == FieldMode::kRepeated) {
+      status.Update(absl::InvalidArgumentError(absl::StrCat(
+          "option '", kPartitionFieldKey, "' names '",
+          table.time_partitioning->field,
+          "', which is not a DATE, TIMESTAMP or DATETIME column of the "
+          "schema")));
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options) {
+  if (options.write_method != WriteMethod::kStorageApiAtLeastOnce) {
+    return absl::UnimplementedError(absl::StrCat(
+        options.name, ": option '", kWriteMethodKey, "' is '",
+        kWriteMethodOption.Name(options.write_method),
+        "', which this version does not implement yet; use '",
+        kWriteMethodOption.Name(WriteMethod::kStorageApiAtLeastOnce),
+        "' (docs/bigquery.md)"));
+  }
+  absl::Status status;
+  status.Update(InRange(kMaxBatchRowsKey, options.max_batch_rows, 1'000'000));
+  status.Update(
+      InRange(kMaxBatchBytesKey, options.max_batch_bytes, kMaxRowBytes));
+  status.Update(InRange(kMaxInFlightRowsKey, options.max_in_flight_rows,
+                        int64_t{1} << 40));
+  status.Update(InRange(kMaxInFlightBytesKey, options.max_in_flight_bytes,
+                        int64_t{1} << 40));
+  status.Update(InRange(kMaxActiveDestinationsKey,
+                        options.max_active_destinations, 1'000'000));
+  status.Update(CheckDurationOption(options.write_progress_timeout,
+                                    kWriteProgressTimeoutKey));
+  if (options.destination_idle_timeout != absl::InfiniteDuration()) {
+    status.Update(CheckDurationOption(options.destination_idle_timeout,
+                                      kDestinationIdleTimeoutKey));
+  }
+  status.Update(CheckTableDefinition(options));
+  return connector::CheckSinkWriterOptions(options, std::move(status));
+}
+
+connector::OptionTable<BigQuerySinkOptions> BigQuerySinkOptionTable() {
+  using O = BigQuerySinkOptions;
+  using connector::DurationOption;
+  using connector::IntOption;
+  const O defaults;
+  connector::OptionTable<O> table({
+      connector::EnumField<O>(
+          kWriteMethodOption,
+          [](O& o) -> WriteMethod& { return o.write_method; },
+          "`storage-api-at-least-once`", "storage-api-at-least-once"),
+      IntOption<O>(
+          kMaxBatchRowsKey, [](O& o) -> int64_t& { return o.max_batch_rows; },
+          "10000", "500", 1, 1'000'000),
+      IntOption<O>(
+          kMaxBatchBytesKey, [](O& o) -> int64_t& { return o.max_batch_bytes; },
+          "9 MiB (the ceiling)", "1048576", 1, kMaxRowBytes),
+      IntOption<O>(
+          kMaxInFlightRowsKey,
+          [](O& o) -> int64_t& { return o.max_in_flight_rows; }, "100000",
+          "20000", 1),
+      IntOption<O>(
+          kMaxInFlightBytesKey,
+          [](O& o) -> int64_t& { return o.max_in_flight_bytes; }, "64 MiB",
+          "16777216", 1),
+      DurationOption<O>(
+          kWriteProgressTimeoutKey,
+          [](O& o) -> absl::Duration& { return o.write_progress_timeout; },
+          "10 min", "5m"),
+      DurationOption<O>(
+          kDestinationIdleTimeoutKey,
+          [](O& o) -> absl::Duration& { return o.destination_idle_timeout; },
+          "1 h", "30m"),
+      IntOption<O>(
+          kMaxActiveDestinationsKey,
+          [](O& o) -> int64_t& { return o.max_active_destinations; }, "1000",
+          "100", 1, 1'000'000),
+      connector::EnumField<O>(
+          kCreateDispositionOption,
+          [](O& o) -> CreateDisposition& { return o.create_disposition; },
+          "`create-if-needed`", "create-if-needed"),
+      connector::BoolOption<O>(
+          kIgnoreUnknownFieldsKey,
+          [](O& o) -> bool& { return o.ignore_unknown_fields; }, "false",
+          "true"),
+      connector::StringOption<O>(
+          kPartitionFieldKey,
+          [](O& o) -> std::string& { return Partitioning(o).field; },
+          "unset (no partitioning)", "ts"),
+      connector::StringOption<O>(
+          kPartitionGranularityKey,
+          [](O& o) -> std::string& { return Partitioning(o).granularity; },
+          "`DAY` (when partitioned)", "HOUR"),
+      DurationOption<O, std::optional<absl::Duration>>(
+          kPartitionExpirationKey,
+          [](O& o) -> std::optional<absl::Duration>& {
+            return Partitioning(o).expiration;
+          },
+          "unset (partitions are kept)", "2160h"),
+      connector::StringListOption<O>(
+          kClusteringKey,
+          [](O& o) -> std::vector<std::string>& { return o.table.clustering; },
+          "unset (no clustering)", "[region]"),
+  });
+  connector::AddSinkWriterOptions(table, defaults);
+  return table;
+}
+
+}  // namespace gcpstream::bigquery

@@ -1,0 +1,659 @@
+#include "gcpstream/bigquery/bigquery_write_engine.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <grpcpp/client_context.h>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gcpstream/auth/channel_factory.h"
+#include "gcpstream/bigquery/bigquery_classification.h"
+#include "gcpstream/connector/rpc_observer.h"
+#include "gcpstream/connector/task_wait.h"
+
+namespace gcpstream::bigquery {
+namespace {
+
+using storage_v1::AppendRowsRequest;
+using storage_v1::AppendRowsResponse;
+
+constexpr connector::ConnectorName kBigQueryWriter{
+    .name = "bigquery",
+    .error_metric_prefix = "append_errors_",
+    .error_metric_help =
+        "AppendRows answers (in-stream errors, stream ends) with this code."};
+
+// How long an AppendRows stream may stay open: the service closes idle
+// ones after 10 minutes and any after a few days; a deadline bounds a hung
+// stream, which is then reopened.
+constexpr absl::Duration kStreamDeadline = absl::Hours(1);
+
+}  // namespace
+
+// One AppendRows request through its attempts. Task thread only; gRPC
+// holds its own serialized copy of the request once written.
+struct BigQueryWriteEngine::Call {
+  uint64_t id = 0;
+  TableDestination table;
+  std::shared_ptr<AppendRowsRequest> request;
+  std::shared_ptr<const RowFormat> format;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+  // Sends so far of these rows (a split's halves inherit the count).
+  int attempts = 0;
+  absl::Time sent = absl::InfinitePast();
+  // Made on the first transient failure.
+  std::optional<connector::Retry> retry;
+  connector::TaskTimer::Id retry_timer = 0;
+};
+
+absl::StatusOr<std::unique_ptr<BigQueryWriteEngine>>
+BigQueryWriteEngine::Create(BigQuerySinkOptions options,
+                            const runtime::SinkWriterContext& context,
+                            std::unique_ptr<Handler> handler) {
+  if (absl::Status status = CheckBigQuerySinkOptions(options); !status.ok()) {
+    return status;
+  }
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+      auth::MakeChannel(auth::Service::kBigQueryStorage, options.channel);
+  if (!channel.ok()) return channel.status();
+  rest::RestTargetOptions tables_target = options.tables_target;
+  if (tables_target.credentials.service_account_key_file.empty() &&
+      tables_target.credentials.quota_project.empty()) {
+    tables_target.credentials = options.channel.credentials;
+  }
+  absl::StatusOr<rest::RestClientOptions> tables =
+      rest::ResolveRestTarget(BigQueryRestService(), tables_target);
+  if (!tables.ok()) {
+    return absl::Status(tables.status().code(),
+                        absl::StrCat(options.name, ": the tables API: ",
+                                     tables.status().message()));
+  }
+  auto engine = std::make_unique<BigQueryWriteEngine>(
+      ConstructorKey(), std::move(options), context, *std::move(channel),
+      *std::move(tables));
+  if (absl::Status status = engine->Init(context, std::move(handler));
+      !status.ok()) {
+    return status;
+  }
+  return engine;
+}
+
+BigQueryWriteEngine::BigQueryWriteEngine(
+    ConstructorKey, BigQuerySinkOptions options,
+    const runtime::SinkWriterContext& context,
+    std::shared_ptr<grpc::Channel> channel, rest::RestClientOptions tables)
+    : options_(std::move(options)),
+      executor_(context.mailbox),
+      timer_(connector::MakeTimer(options_.make_timer, executor_)),
+      clock_(options_.clock != nullptr ? *options_.clock : timer_->clock()),
+      channel_(std::move(channel)),
+      tables_([&] {
+        // A REST backoff serves the mailbox, as every wait of a writer does.
+        tables.sleep = [this](absl::Duration delay) {
+          return connector::SleepOnTask(*timer_, executor_, delay,
+                                        options_.name);
+        };
+        return rest::RestClient(std::move(tables));
+      }()),
+      writers_(DestinationStatesOptions{.idle_timeout =
+                                            options_.destination_idle_timeout,
+                                        .capacity = static_cast<size_t>(
+                                            options_.max_active_destinations)},
+               [this](const TableDestination& table) {
+                 return MakeTableWriter(table);
+               }),
+      completions_(executor_) {}
+
+BigQueryWriteEngine::~BigQueryWriteEngine() { Close(); }
+
+absl::Status BigQueryWriteEngine::Init(
+    const runtime::SinkWriterContext& context,
+    std::unique_ptr<Handler> handler) {
+  if (absl::Status status = core_.Open(
+          connector::WriterCoreOptions::For(kBigQueryWriter, options_,
+                                            kBigQueryClassification, clock_),
+          context, std::move(handler));
+      !status.ok()) {
+    return status;
+  }
+  in_flight_.emplace(
+      connector::InFlightOptions{
+          .max_records = options_.max_in_flight_rows,
+          .max_bytes = options_.max_in_flight_bytes,
+          .progress_timeout = options_.write_progress_timeout,
+          .max_records_key = kMaxInFlightRowsKey,
+          .max_bytes_key = kMaxInFlightBytesKey,
+          .progress_timeout_key = kWriteProgressTimeoutKey,
+          .completion = "AppendRows",
+          .records = "rows"},
+      core_, *timer_, executor_);
+  return RegisterMetrics();
+}
+
+absl::Status BigQueryWriteEngine::RegisterMetrics() {
+  connector::MetricSet set = core_.ConnectorMetrics();
+  in_flight_->MirrorRecordsTo(set.AddGauge(
+      "in_flight_rows", "Rows taken and not yet written or routed."));
+  metrics_ = Metrics{
+      .connections_open =
+          set.AddGauge("append_streams_open", "Open AppendRows streams."),
+      .connections_opened = set.AddCounter(
+          "append_streams_opened",
+          "AppendRows streams opened (the first, and one after each end)."),
+      .appends_split = set.AddCounter(
+          "appends_split",
+          "Refused appends that named no row, sent again as two halves to "
+          "find the refused row."),
+      .rows_resent =
+          set.AddCounter("rows_resent",
+                         "Rows sent again after a refusal of others or a "
+                         "transient failure."),
+      .tables_created =
+          set.AddCounter("tables_created", "Tables the sink created."),
+      .append_latency = set.AddHistogram(
+          "append_latency_seconds",
+          "Seconds from writing an AppendRows request to its answer.",
+          {0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10,
+           30, 60}),
+  };
+  std::shared_ptr<Counter> evicted = set.AddCounter(
+      "tables_evicted",
+      "Table writers released: idle for destination-idle-timeout, or the "
+      "least recently used beyond max-active-destinations.");
+  writers_.SetMetrics(std::make_shared<DestinationMetrics>(DestinationMetrics{
+      .active = set.AddGauge("tables_active", "Tables with a writer."),
+      .created = set.AddCounter("tables_opened", "Table writers opened."),
+      .evicted_idle = evicted,
+      .evicted_capacity = evicted,
+  }));
+  stub_ = MakeBigQueryWriteStub(channel_, options_.make_stub,
+                                connector::LoggedAndTimed(options_.name, {}));
+  return set.status();
+}
+
+absl::StatusOr<TableSchema> BigQueryWriteEngine::EnsureTable(
+    const TableDestination& table) {
+  absl::StatusOr<TableInfo> info = tables_.GetTable(table);
+  if (info.ok()) return info->schema;
+  if (info.status().code() != absl::StatusCode::kNotFound) {
+    return absl::Status(
+        info.status().code(),
+        absl::StrCat(options_.name, ": reading table ", table.Spec(),
+                     " failed: ", info.status().message()));
+  }
+  if (options_.create_disposition == CreateDisposition::kCreateNever) {
+    return absl::NotFoundError(absl::StrCat(
+        options_.name, ": table ", table.Spec(), " does not exist and option '",
+        kCreateDispositionOption.key(), "' is '",
+        kCreateDispositionOption.Name(CreateDisposition::kCreateNever),
+        "': create the table, or set it to '",
+        kCreateDispositionOption.Name(CreateDisposition::kCreateIfNeeded),
+        "' with a schema"));
+  }
+  if (options_.table.schema.fields.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        options_.name, ": table ", table.Spec(),
+        " does not exist and the sink has no schema to create it with; give "
+        "it one (a pipeline file's `schema:` block) or create the table"));
+  }
+  if (absl::Status dataset =
+          tables_.EnsureDataset(table.project, table.dataset);
+      !dataset.ok()) {
+    return absl::Status(
+        dataset.code(),
+        absl::StrCat(options_.name, ": creating dataset ", table.project, ".",
+                     table.dataset, " failed: ", dataset.message()));
+  }
+  info = tables_.CreateTable(table, options_.table);
+  if (info.ok()) {
+    metrics_.tables_created->Increment();
+    return info->schema;
+  }
+  if (info.status().code() == absl::StatusCode::kAlreadyExists) {
+    info = tables_.GetTable(table);  // Another writer made it first.
+    if (info.ok()) return info->schema;
+  }
+  return absl::Status(
+      info.status().code(),
+      absl::StrCat(options_.name, ": creating table ", table.Spec(),
+                   " failed: ", info.status().message()));
+}
+
+absl::StatusOr<std::unique_ptr<TableWriter>>
+BigQueryWriteEngine::MakeTableWriter(const TableDestination& table) {
+  absl::Status valid = CheckTableNamePart(table.project, "project");
+  valid.Update(CheckTableNamePart(table.dataset, "dataset"));
+  valid.Update(CheckTableNamePart(table.table, "table"));
+  if (!valid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options_.name, ": ", valid.message()));
+  }
+  absl::StatusOr<TableSchema> schema = EnsureTable(table);
+  if (!schema.ok()) return schema.status();
+  return std::make_unique<TableWriter>(table, *std::move(schema));
+}
+
+TableWriter* BigQueryWriteEngine::Acquire(const TableDestination& table) {
+  if (core_.failed()) return nullptr;
+  while (true) {
+    absl::StatusOr<DestinationStates<TableDestination, TableWriter>::Acquired>
+        acquired = writers_.Acquire(table, clock_.Now());
+    if (!acquired.ok()) {
+      core_.Fail(acquired.status());
+      return nullptr;
+    }
+    if (!acquired->must_wait) return acquired->state;
+    // Every table has rows out: send them, and wait for one to clear.
+    SendAllOpen();
+    if (absl::Status waited = in_flight_->WaitUntil(
+            [this] { return in_flight_->empty(); },
+            absl::StrCat("a table to finish its appends (option '",
+                         kMaxActiveDestinationsKey, "' reached)"));
+        !waited.ok()) {
+      return nullptr;
+    }
+  }
+}
+
+absl::Status BigQueryWriteEngine::RouteUnroutable(
+    const TableDestination& table, const WriterContext& context) {
+  if (core_.failed()) return core_.failure();
+  BigQueryFailedElement failed;
+  failed.destination = kUnresolvedDestination;
+  failed.status = absl::InvalidArgumentError(
+      absl::StrCat("record #", context.record_position,
+                   " is unroutable: ", table.unroutable_record->reason));
+  failed.payload = table.unroutable_record->payload;
+  core_.Route(failed);
+  return core_.failure();
+}
+
+absl::Status BigQueryWriteEngine::Append(TableWriter& writer, std::string&& row,
+                                         const WriterContext& context) {
+  if (core_.failed()) return core_.failure();
+  const auto bytes = static_cast<int64_t>(row.size());
+  if (bytes > kMaxRowBytes) {
+    BigQueryFailedElement failed;
+    failed.destination = writer.table().ResourceName();
+    failed.status = absl::InvalidArgumentError(
+        absl::StrCat("record #", context.record_position, ": its row is ",
+                     bytes, " bytes, over the ", kMaxRowBytes,
+                     " that fit in an AppendRows request (10 MB)"));
+    failed.payload = writer.format()->RowAsJson(row);
+    core_.Route(failed);
+    return core_.failure();
+  }
+  if (absl::Status room =
+          in_flight_->WaitForRoom(bytes, [this] { SendAllOpen(); });
+      !room.ok()) {
+    return room;
+  }
+  if (writer.open_rows() > 0 &&
+      (writer.open_rows() + 1 > options_.max_batch_rows ||
+       writer.open_bytes() + bytes > options_.max_batch_bytes)) {
+    SendOpen(writer);
+  }
+  in_flight_->Add(1, bytes);
+  writer.AddRow(std::move(row));
+  if (writer.open_rows() >= options_.max_batch_rows) SendOpen(writer);
+  return core_.failure();
+}
+
+void BigQueryWriteEngine::SendAllOpen() {
+  writers_.ForEach([this](const TableDestination&, TableWriter& writer) {
+    SendOpen(writer);
+  });
+}
+
+void BigQueryWriteEngine::SendOpen(TableWriter& writer) {
+  if (writer.open_rows() == 0 || core_.failed()) return;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+  std::shared_ptr<AppendRowsRequest> request = writer.TakeOpen(rows, bytes);
+  StartCall(writer, std::move(request), rows, bytes, 0);
+}
+
+void BigQueryWriteEngine::StartCall(TableWriter& writer,
+                                    std::shared_ptr<AppendRowsRequest> request,
+                                    int64_t rows, int64_t bytes, int attempts) {
+  auto call = std::make_unique<Call>();
+  call->id = next_call_id_++;
+  call->table = writer.table();
+  call->request = std::move(request);
+  call->request->set_write_stream(writer.stream());
+  call->format = writer.format();
+  call->rows = rows;
+  call->bytes = bytes;
+  call->attempts = attempts;
+  Call& started = *call;
+  calls_.emplace(started.id, std::move(call));
+  writer.AppendStarted();
+  Send(started);
+}
+
+BigQueryWriteEngine::Connection& BigQueryWriteEngine::OpenConnection(
+    const std::string& first_stream) {
+  if (connection_.has_value()) return *connection_;
+  Connection& connection = connection_.emplace();
+  connection.generation = next_generation_++;
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + kStreamDeadline));
+  const uint64_t generation = connection.generation;
+  connection.stream = stub_->AsyncAppendRows(
+      std::move(context), first_stream,
+      completions_.WrapEach<AppendRowsResponse>(
+          [this, generation](AppendRowsResponse&& response) {
+            OnResponse(generation, std::move(response));
+          }),
+      completions_.Wrap([this, generation](const absl::Status& status) {
+        OnStreamDone(generation, status);
+      }));
+  metrics_.connections_opened->Increment();
+  metrics_.connections_open->Set(1);
+  return connection;
+}
+
+void BigQueryWriteEngine::Send(Call& call) {
+  if (core_.failed()) return;
+  TableWriter* writer = WriterOf(call);
+  Connection& connection = OpenConnection(call.request->write_stream());
+  // Every request names its stream and carries its writer schema. The
+  // service needs the schema only first on a connection and ignores it
+  // after; the emulator forgets it with any refused request, which would
+  // refuse the requests already sent behind that one. A few hundred bytes
+  // per request of up to 9 MiB buy robustness against both.
+  if (writer != nullptr && !call.request->proto_rows().has_writer_schema()) {
+    *call.request->mutable_proto_rows()->mutable_writer_schema() =
+        *writer->writer_schema();
+  }
+  if (call.attempts > 0) metrics_.rows_resent->Increment(call.rows);
+  ++call.attempts;
+  call.sent = clock_.Now();
+  core_.metrics().requests->Increment();
+  connection.pending.push_back(call.id);
+  connection.stream->Write(call.request);
+}
+
+TableWriter* BigQueryWriteEngine::WriterOf(const Call& call) const {
+  return writers_.Find(call.table);
+}
+
+void BigQueryWriteEngine::OnResponse(uint64_t generation,
+                                     AppendRowsResponse response) {
+  if (!connection_.has_value() || connection_->generation != generation ||
+      core_.failed()) {
+    return;
+  }
+  in_flight_->OnProgress();
+  if (connection_->pending.empty()) return;  // An answer to nothing sent.
+  const uint64_t id = connection_->pending.front();
+  connection_->pending.pop_front();
+  auto it = calls_.find(id);
+  if (it == calls_.end()) return;
+  Call& call = *it->second;
+  metrics_.append_latency->Observe(
+      absl::ToDoubleSeconds(clock_.Now() - call.sent));
+  if (!response.has_error()) {
+    core_.rejection().OnSuccess();
+    core_.metrics().records_written->Increment(call.rows);
+    core_.metrics().bytes_written->Increment(call.bytes);
+    Finish(it);
+    return;
+  }
+  if (response.row_errors_size() > 0) {
+    OnRowErrors(it, response);
+    return;
+  }
+  OnFailure(it,
+            absl::Status(static_cast<absl::StatusCode>(response.error().code()),
+                         response.error().message()));
+}
+
+void BigQueryWriteEngine::OnStreamDone(uint64_t generation,
+                                       const absl::Status& status) {
+  if (!connection_.has_value() || connection_->generation != generation) {
+    return;
+  }
+  std::deque<uint64_t> pending = std::move(connection_->pending);
+  connection_.reset();
+  metrics_.connections_open->Set(0);
+  if (core_.failed()) return;
+  in_flight_->OnProgress();
+  // The stream ended with calls unanswered: each may or may not have been
+  // appended.
+  const absl::Status why =
+      status.ok() ? absl::UnavailableError(
+                        "the AppendRows stream ended before answering")
+                  : status;
+  for (const uint64_t id : pending) {
+    auto it = calls_.find(id);
+    if (it == calls_.end() || core_.failed()) continue;
+    OnFailure(it, why);
+  }
+}
+
+void BigQueryWriteEngine::OnRowErrors(Calls::iterator it,
+                                      const AppendRowsResponse& response) {
+  Call& call = *it->second;
+  std::vector<bool> refused(static_cast<size_t>(call.rows), false);
+  for (const storage_v1::RowError& error : response.row_errors()) {
+    if (error.index() < 0 || error.index() >= call.rows) continue;
+    const absl::Status status = absl::InvalidArgumentError(
+        absl::StrCat("row refused by BigQuery: ", error.message()));
+    core_.CountError(status);
+    if (refused[static_cast<size_t>(error.index())]) continue;
+    refused[static_cast<size_t>(error.index())] = true;
+    RouteRow(call, static_cast<int>(error.index()), status);
+    if (core_.failed()) return;
+  }
+  // The service appended none of the request's rows: the others go again.
+  auto rest = std::make_shared<AppendRowsRequest>();
+  int64_t rows = 0;
+  int64_t bytes = 0;
+  int64_t routed_bytes = 0;
+  auto& serialized = *call.request->mutable_proto_rows()
+                          ->mutable_rows()
+                          ->mutable_serialized_rows();
+  for (int i = 0; i < serialized.size(); ++i) {
+    if (refused[static_cast<size_t>(i)]) {
+      routed_bytes += static_cast<int64_t>(serialized[i].size());
+      continue;
+    }
+    bytes += static_cast<int64_t>(serialized[i].size());
+    ++rows;
+    rest->mutable_proto_rows()->mutable_rows()->add_serialized_rows(
+        std::move(serialized[i]));
+  }
+  in_flight_->Release(call.rows - rows, routed_bytes);
+  TableWriter* writer = WriterOf(call);
+  const int attempts = call.attempts;
+  const Calls::iterator done = it;
+  call.rows = 0;
+  call.bytes = 0;
+  if (writer != nullptr) writer->AppendEnded();
+  calls_.erase(done);
+  if (rows > 0 && writer != nullptr) {
+    StartCall(*writer, std::move(rest), rows, bytes, attempts);
+  }
+}
+
+void BigQueryWriteEngine::OnFailure(Calls::iterator it,
+                                    const absl::Status& status) {
+  Call& call = *it->second;
+  core_.CountError(status);
+  if (status.code() == absl::StatusCode::kNotFound) {
+    OnMissingTable(call, status);
+    return;
+  }
+  switch (kBigQueryClassification.ClassifyRequest(status)) {
+    case StatusClass::kPerRecord: {
+      if (call.rows > 1) {
+        Split(it);
+        return;
+      }
+      RejectionConfirmation::Verdict verdict =
+          core_.rejection().OnSingleResult(status);
+      if (verdict.kind != ConfirmationVerdict::kRouted) {
+        core_.Fail(verdict.status);
+        return;
+      }
+      RouteRow(call, 0, status);
+      in_flight_->Release(call.rows, call.bytes);
+      call.rows = 0;
+      call.bytes = 0;
+      Finish(it);
+      return;
+    }
+    case StatusClass::kTransient:
+      RetryLater(call, status);
+      return;
+    case StatusClass::kFatal:
+      break;
+  }
+  core_.Fail(absl::Status(
+      status.code(),
+      absl::StrCat(options_.name, ": appending to table ", call.table.Spec(),
+                   " failed: ", status.message())));
+}
+
+void BigQueryWriteEngine::OnMissingTable(Call& call,
+                                         const absl::Status& status) {
+  if (options_.create_disposition == CreateDisposition::kCreateNever) {
+    core_.Fail(absl::NotFoundError(absl::StrCat(
+        options_.name, ": table ", call.table.Spec(),
+        " does not exist (NOT_FOUND) and option '",
+        kCreateDispositionOption.key(), "' is '",
+        kCreateDispositionOption.Name(CreateDisposition::kCreateNever),
+        "'; create the table. The service said: ", status.message())));
+    return;
+  }
+  // The table went away after the writer saw it: make it again (with the
+  // sink's schema), then resend on the retry budget.
+  absl::StatusOr<TableSchema> schema = EnsureTable(call.table);
+  if (!schema.ok()) {
+    core_.Fail(schema.status());
+    return;
+  }
+  RetryLater(call, absl::UnavailableError(
+                       absl::StrCat("table ", call.table.Spec(),
+                                    " was missing: ", status.message())));
+}
+
+void BigQueryWriteEngine::Split(Calls::iterator it) {
+  Call& call = *it->second;
+  metrics_.appends_split->Increment();
+  TableWriter* writer = WriterOf(call);
+  auto& serialized = *call.request->mutable_proto_rows()
+                          ->mutable_rows()
+                          ->mutable_serialized_rows();
+  const int half = serialized.size() / 2;
+  std::shared_ptr<AppendRowsRequest> halves[2] = {
+      std::make_shared<AppendRowsRequest>(),
+      std::make_shared<AppendRowsRequest>()};
+  int64_t rows[2] = {0, 0};
+  int64_t bytes[2] = {0, 0};
+  for (int i = 0; i < serialized.size(); ++i) {
+    const int side = i < half ? 0 : 1;
+    bytes[side] += static_cast<int64_t>(serialized[i].size());
+    ++rows[side];
+    halves[side]->mutable_proto_rows()->mutable_rows()->add_serialized_rows(
+        std::move(serialized[i]));
+  }
+  const int attempts = call.attempts;
+  if (writer != nullptr) writer->AppendEnded();
+  calls_.erase(it);
+  if (writer == nullptr) return;
+  for (int side = 0; side < 2; ++side) {
+    StartCall(*writer, std::move(halves[side]), rows[side], bytes[side],
+              attempts);
+  }
+}
+
+void BigQueryWriteEngine::RetryLater(Call& call, const absl::Status& status) {
+  if (!call.retry.has_value()) {
+    // Cannot fail: the retry options were checked in Create(). The default
+    // stream is at-least-once: a resend after an ambiguous end is allowed.
+    call.retry.emplace(*connector::Retry::Create(
+        options_.retry, clock_, connector::Idempotency::kIdempotent));
+  }
+  RetryDecision decision =
+      call.retry->OnFailure(status, StatusClass::kTransient);
+  if (decision.action != RetryDecision::Action::kRetryAfter) {
+    core_.Fail(connector::Reworded(
+        decision.status, absl::StrCat(options_.name, ": appending ", call.rows,
+                                      " rows to table ", call.table.Spec(),
+                                      " failed: ", decision.status.message())));
+    return;
+  }
+  core_.metrics().request_retries->Increment();
+  call.retry_timer = timer_->Schedule(decision.delay,
+                                      [this, id = call.id] { OnRetryDue(id); });
+}
+
+void BigQueryWriteEngine::OnRetryDue(uint64_t id) {
+  auto it = calls_.find(id);
+  if (it == calls_.end() || core_.failed()) return;
+  it->second->retry_timer = 0;
+  Send(*it->second);
+}
+
+void BigQueryWriteEngine::RouteRow(const Call& call, int index,
+                                   const absl::Status& status) {
+  BigQueryFailedElement failed;
+  failed.destination = call.table.ResourceName();
+  failed.status = status;
+  failed.attempts = call.attempts;
+  const std::string& row =
+      call.request->proto_rows().rows().serialized_rows(index);
+  failed.payload = call.format != nullptr ? call.format->RowAsJson(row) : row;
+  core_.Route(failed);
+}
+
+void BigQueryWriteEngine::Finish(Calls::iterator it) {
+  Call& call = *it->second;
+  if (call.rows > 0) in_flight_->Release(call.rows, call.bytes);
+  if (TableWriter* writer = WriterOf(call); writer != nullptr) {
+    writer->AppendEnded();
+  }
+  calls_.erase(it);
+}
+
+absl::Status BigQueryWriteEngine::Flush(bool end_of_input) {
+  const absl::Time started = clock_.Now();
+  if (core_.failed()) return core_.failure();
+  SendAllOpen();
+  if (absl::Status drained =
+          in_flight_->WaitUntil([this] { return in_flight_->empty(); },
+                                "every row to be appended (Flush)");
+      !drained.ok()) {
+    return drained;
+  }
+  if (!end_of_input) {
+    if (absl::Status swept = writers_.SweepIdle(clock_.Now()); !swept.ok()) {
+      return core_.Fail(swept);
+    }
+  }
+  return core_.FinishFlush(started);
+}
+
+absl::Status BigQueryWriteEngine::OnInputIdle() {
+  if (core_.failed()) return core_.failure();
+  SendAllOpen();
+  return core_.failure();
+}
+
+void BigQueryWriteEngine::Close() {
+  if (closed_) return;
+  closed_ = true;
+  timer_->CancelAll();
+  if (connection_.has_value()) connection_->stream->Cancel();
+  completions_.Close();
+  connection_.reset();
+  calls_.clear();
+  (void)writers_.ReleaseAll();
+  core_.Close();
+}
+
+}  // namespace gcpstream::bigquery

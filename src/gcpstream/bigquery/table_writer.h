@@ -1,0 +1,86 @@
+#ifndef GCPSTREAM_BIGQUERY_TABLE_WRITER_H_
+#define GCPSTREAM_BIGQUERY_TABLE_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "gcpstream/bigquery/bigquery_write_stub.h"
+#include "gcpstream/bigquery/row_format.h"
+#include "gcpstream/bigquery/table_destination.h"
+#include "gcpstream/bigquery/table_schema.h"
+
+namespace gcpstream::bigquery {
+
+// One table's state in a writer: its schema, the format its rows are
+// encoded in, the open batch, and how many appends are out for it. Task
+// thread only.
+class TableWriter {
+ public:
+  TableWriter(TableDestination table, TableSchema schema)
+      : table_(std::move(table)),
+        stream_(table_.DefaultStream()),
+        schema_(std::move(schema)) {}
+
+  const TableDestination& table() const { return table_; }
+  // The stream rows are appended to.
+  const std::string& stream() const { return stream_; }
+  const TableSchema& schema() const { return schema_; }
+
+  // Set on the table's first record (by the serializer).
+  const std::shared_ptr<const RowFormat>& format() const { return format_; }
+  void set_format(std::shared_ptr<const RowFormat> format) {
+    format_ = std::move(format);
+    auto writer_schema = std::make_shared<storage_v1::ProtoSchema>();
+    *writer_schema->mutable_proto_descriptor() = format_->descriptor();
+    writer_schema_ = std::move(writer_schema);
+  }
+  const std::shared_ptr<const storage_v1::ProtoSchema>& writer_schema() const {
+    return writer_schema_;
+  }
+
+  // The open batch.
+  int64_t open_rows() const { return open_rows_; }
+  int64_t open_bytes() const { return open_bytes_; }
+  void AddRow(std::string&& row) {
+    open_bytes_ += static_cast<int64_t>(row.size());
+    ++open_rows_;
+    if (open_ == nullptr)
+      open_ = std::make_shared<storage_v1::AppendRowsRequest>();
+    open_->mutable_proto_rows()->mutable_rows()->add_serialized_rows(
+        std::move(row));
+  }
+  // The open batch as a request (null when empty), leaving none open.
+  std::shared_ptr<storage_v1::AppendRowsRequest> TakeOpen(int64_t& rows,
+                                                          int64_t& bytes) {
+    rows = open_rows_;
+    bytes = open_bytes_;
+    open_rows_ = 0;
+    open_bytes_ = 0;
+    return std::move(open_);
+  }
+
+  void AppendStarted() { ++appends_; }
+  void AppendEnded() { --appends_; }
+
+  // Nothing open or out: safe to release.
+  bool IsClean() const { return open_rows_ == 0 && appends_ == 0; }
+  absl::Status Release() { return absl::OkStatus(); }
+
+ private:
+  const TableDestination table_;
+  const std::string stream_;
+  const TableSchema schema_;
+  std::shared_ptr<const RowFormat> format_;
+  std::shared_ptr<const storage_v1::ProtoSchema> writer_schema_;
+  std::shared_ptr<storage_v1::AppendRowsRequest> open_;
+  int64_t open_rows_ = 0;
+  int64_t open_bytes_ = 0;
+  int64_t appends_ = 0;
+};
+
+}  // namespace gcpstream::bigquery
+
+#endif  // GCPSTREAM_BIGQUERY_TABLE_WRITER_H_
