@@ -40,6 +40,11 @@ absl::StatusOr<TableInfo> TableInfoFromJson(const std::string& body,
     }
     info.schema = *std::move(schema);
   }
+  int64_t num_rows = 0;
+  if (json.contains("numRows") && json["numRows"].is_string() &&
+      absl::SimpleAtoi(json["numRows"].get<std::string>(), &num_rows)) {
+    info.num_rows = num_rows;
+  }
   if (json.contains("timePartitioning") &&
       json["timePartitioning"].is_object()) {
     const Json& partitioning = json["timePartitioning"];
@@ -123,6 +128,34 @@ absl::StatusOr<TableInfo> TablesClient::PatchSchema(
                     .body = body.dump()});
   if (!response.ok()) return response.status();
   return TableInfoFromJson(response->body, table);
+}
+
+absl::StatusOr<std::vector<std::string>> TablesClient::ListTables(
+    const std::string& project, const std::string& dataset) const {
+  std::vector<std::string> ids;
+  std::string page_token;
+  do {
+    absl::StatusOr<http::HttpResponse> response = client_.Send(
+        {.path = absl::StrCat(
+             TablesPath(project, dataset),
+             page_token.empty() ? "" : "?pageToken=", page_token)});
+    if (!response.ok()) return response.status();
+    const Json page =
+        Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+    if (!page.is_object()) {
+      return absl::InternalError(
+          absl::StrCat("listing the tables of ", project, ".", dataset,
+                       ": the answer is no JSON object"));
+    }
+    for (const Json& table : page.value("tables", Json::array())) {
+      if (table.contains("tableReference") &&
+          table["tableReference"].contains("tableId")) {
+        ids.push_back(table["tableReference"]["tableId"].get<std::string>());
+      }
+    }
+    page_token = page.value("nextPageToken", std::string());
+  } while (!page_token.empty());
+  return ids;
 }
 
 absl::Status TablesClient::EnsureDataset(const std::string& project,

@@ -38,6 +38,8 @@ struct TableDefinition {
 // A table as the tables API describes it.
 struct TableInfo {
   TableSchema schema;
+  // numRows, when the API gives it.
+  std::optional<int64_t> num_rows;
   std::optional<TimePartitioning> time_partitioning;
   std::vector<std::string> clustering;
 };
@@ -58,6 +60,9 @@ class TablesClient {
   // Replaces the table's schema (only compatible changes pass).
   absl::StatusOr<TableInfo> PatchSchema(const TableDestination& table,
                                         const TableSchema& schema) const;
+  // The ids of the dataset's tables.
+  absl::StatusOr<std::vector<std::string>> ListTables(
+      const std::string& project, const std::string& dataset) const;
   // OK when the dataset exists afterwards (created, or already there).
   absl::Status EnsureDataset(const std::string& project,
                              const std::string& dataset) const;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "gcpstream/bigquery/bigquery_sink_options.h"
 #include "gcpstream/bigtable/bigtable_sink_options.h"
 #include "gcpstream/cloudtasks/cloudtasks_sink_options.h"
 #include "gcpstream/config/pipeline_file.h"
@@ -138,6 +139,14 @@ constexpr char kBigtableSink[] =
     "    row-key: '{id}'\n"
     "    family: cf\n"
     "    columns: {q: id}\n";
+constexpr char kBigQuerySink[] =
+    "  - type: bigquery\n"
+    "    project: p\n"
+    "    dataset: d\n"
+    "    table: t\n"
+    "    schema:\n"
+    "      - {name: ts, type: TIMESTAMP}\n"
+    "      - {name: region, type: STRING}\n";
 constexpr char kCloudTasksSink[] =
     "  - type: cloud-tasks\n"
     "    project: p\n"
@@ -177,6 +186,18 @@ TEST(OptionTablesTest, BigtableSinkOptionsAreTheDocumentedOnes) {
 TEST(OptionTablesTest, EveryBigtableOptionIsSettableInAPipelineFile) {
   absl::Status built = Build(absl::StrCat(
       kBigtableSink, EveryOption(bigtable::BigtableSinkOptionTable(), "    ")));
+  EXPECT_TRUE(built.ok()) << built;
+}
+
+TEST(OptionTablesTest, BigQuerySinkOptionsAreTheDocumentedOnes) {
+  ExpectDocumented(bigquery::BigQuerySinkOptionTable(),
+                   {"project", "dataset", "table", "schema"}, "bigquery.md",
+                   "## Options");
+}
+
+TEST(OptionTablesTest, EveryBigQueryOptionIsSettableInAPipelineFile) {
+  absl::Status built = Build(absl::StrCat(
+      kBigQuerySink, EveryOption(bigquery::BigQuerySinkOptionTable(), "    ")));
   EXPECT_TRUE(built.ok()) << built;
 }
 
