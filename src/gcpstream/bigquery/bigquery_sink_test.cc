@@ -1,0 +1,235 @@
+// The BigQuery sink against a scripted Storage Write service and a loopback
+// tables API: what the emulator cannot produce on demand (row errors of
+// some rows among good ones, RESOURCE_EXHAUSTED storms, stream resets,
+// permission refusals) and what every request carries.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <google/protobuf/wrappers.pb.h>
+
+#include "absl/strings/str_cat.h"
+#include "gcpstream/bigquery/bigquery_sink.h"
+#include "gcpstream/testing/http_receiver.h"
+#include "gcpstream/testing/scripted_server.h"
+#include "gcpstream/testing/sink_test_task.h"
+#include "gmock/gmock.h"
+#include "google/cloud/bigquery/storage/v1/storage.grpc.pb.h"
+#include "gtest/gtest.h"
+
+namespace gcpstream::bigquery {
+namespace {
+
+using ::gcpstream::testing::HttpAnswer;
+using ::gcpstream::testing::HttpReceiver;
+using ::gcpstream::testing::ReceivedRequest;
+using ::gcpstream::testing::RecordingFactory;
+using ::gcpstream::testing::Reply;
+using ::gcpstream::testing::ScriptedServer;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::SizeIs;
+using Json = nlohmann::json;
+using storage_v1::AppendRowsRequest;
+using storage_v1::AppendRowsResponse;
+
+constexpr char kAppendRows[] =
+    "google.cloud.bigquery.storage.v1.BigQueryWrite.AppendRows";
+
+// The values of a request's rows (a one-STRING-column row is, on the wire,
+// a StringValue).
+std::vector<std::string> Values(const AppendRowsRequest& request) {
+  std::vector<std::string> values;
+  for (const std::string& row : request.proto_rows().rows().serialized_rows()) {
+    google::protobuf::StringValue value;
+    value.ParseFromString(row);
+    values.push_back(value.value());
+  }
+  return values;
+}
+
+Reply Appended() {
+  AppendRowsResponse response;
+  response.mutable_append_result();
+  return ::gcpstream::testing::Respond(response);
+}
+
+Reply InStreamError(absl::StatusCode code, const std::string& message) {
+  AppendRowsResponse response;
+  response.mutable_error()->set_code(static_cast<int>(code));
+  response.mutable_error()->set_message(message);
+  return ::gcpstream::testing::Respond(response);
+}
+
+class BigQuerySinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto server = ScriptedServer::Start(
+        {"google.cloud.bigquery.storage.v1.BigQueryWrite"});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+    auto tables = HttpReceiver::Start([](const ReceivedRequest&) {
+      return HttpAnswer{.status = 200,
+                        .body = R"({"schema": {"fields": [{"name": "value",
+                                              "type": "STRING"}]}})"};
+    });
+    ASSERT_TRUE(tables.ok()) << tables.status();
+    tables_ = *std::move(tables);
+    failures_ = std::make_shared<std::vector<BigQueryFailedElement>>();
+  }
+
+  BigQuerySinkOptions Options() const {
+    BigQuerySinkOptions options;
+    options.name = "bq";
+    options.channel.endpoint = server_->address();
+    options.channel.plaintext = true;
+    options.tables_target.endpoint =
+        absl::StrCat("http://127.0.0.1:", tables_->port());
+    options.retry.backoff.initial_delay = absl::Milliseconds(1);
+    options.retry.backoff.max_delay = absl::Milliseconds(5);
+    options.max_batch_rows = 3;
+    return options;
+  }
+
+  // Writes one record per value and flushes.
+  absl::Status WriteValues(const std::vector<std::string>& values) {
+    BigQuerySink<Json> sink(Options(), TableDestination("p", "d", "t"),
+                            JsonRows(), RecordingFactory(failures_));
+    auto writer = sink.CreateWriter(task_.Context());
+    if (!writer.ok()) return writer.status();
+    std::vector<Json> records;
+    for (const std::string& value : values)
+      records.push_back({{"value", value}});
+    absl::Status status = task_.WriteAll(**writer, records);
+    (*writer)->Close();
+    return status;
+  }
+
+  std::vector<AppendRowsRequest> Sent() const {
+    std::vector<AppendRowsRequest> sent;
+    for (const auto& recorded : server_->Requests(kAppendRows)) {
+      sent.push_back(static_cast<const AppendRowsRequest&>(*recorded.message));
+    }
+    return sent;
+  }
+
+  std::unique_ptr<ScriptedServer> server_;
+  std::unique_ptr<HttpReceiver> tables_;
+  std::shared_ptr<std::vector<BigQueryFailedElement>> failures_;
+  gcpstream::testing::SinkTestTask task_;
+};
+
+TEST_F(BigQuerySinkTest, RowErrorsRouteOnlyTheirRowsAndResendTheRest) {
+  int requests = 0;
+  server_->SetDefault(kAppendRows,
+                      ::gcpstream::testing::Typed<AppendRowsRequest>(
+                          [&](const AppendRowsRequest&) {
+                            if (requests++ > 0) return Appended();
+                            AppendRowsResponse response;
+                            response.mutable_error()->set_code(3);
+                            response.mutable_error()->set_message("bad rows");
+                            auto& error = *response.add_row_errors();
+                            error.set_index(1);
+                            error.set_code(storage_v1::RowError::FIELDS_ERROR);
+                            error.set_message("value 'b' is not allowed");
+                            return ::gcpstream::testing::Respond(response);
+                          }));
+  ASSERT_TRUE(WriteValues({"a", "b", "c"}).ok());
+  const std::vector<AppendRowsRequest> sent = Sent();
+  ASSERT_THAT(sent, SizeIs(2));
+  EXPECT_THAT(Values(sent[0]), ElementsAre("a", "b", "c"));
+  EXPECT_THAT(Values(sent[1]), ElementsAre("a", "c"));
+  ASSERT_THAT(*failures_, SizeIs(1));
+  EXPECT_EQ((*failures_)[0].status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT((*failures_)[0].status.message(),
+              HasSubstr("value 'b' is not allowed"));
+  EXPECT_EQ(Json::parse(*(*failures_)[0].payload), Json({{"value", "b"}}));
+  EXPECT_EQ((*failures_)[0].destination, "projects/p/datasets/d/tables/t");
+  EXPECT_EQ(task_.Metric("records_written"), "2");
+  EXPECT_EQ(task_.Metric("records_routed"), "1");
+  EXPECT_EQ(task_.Metric("rows_resent"), "2");
+}
+
+TEST_F(BigQuerySinkTest, EveryRequestNamesItsStreamAndCarriesItsSchema) {
+  server_->SetDefault(kAppendRows, ::gcpstream::testing::Always(Appended()));
+  ASSERT_TRUE(WriteValues({"a", "b", "c", "d", "e", "f", "g"}).ok());
+  const auto recorded = server_->Requests(kAppendRows);
+  ASSERT_THAT(recorded, SizeIs(3));  // 3 + 3 + 1 rows.
+  for (const auto& request : recorded) {
+    const auto& append =
+        static_cast<const AppendRowsRequest&>(*request.message);
+    EXPECT_EQ(append.write_stream(),
+              "projects/p/datasets/d/tables/t/streams/_default");
+    EXPECT_EQ(
+        append.proto_rows().writer_schema().proto_descriptor().field(0).name(),
+        "value");
+    EXPECT_FALSE(append.has_offset());
+  }
+  // One stream for every request, routed to the table's default stream.
+  EXPECT_EQ(server_->CallCount(kAppendRows), 1);
+  const auto params = recorded[0].metadata.find("x-goog-request-params");
+  ASSERT_NE(params, recorded[0].metadata.end());
+  EXPECT_THAT(params->second, HasSubstr("write_stream=projects%2Fp"));
+  EXPECT_EQ(task_.Metric("records_written"), "7");
+  EXPECT_EQ(task_.Metric("append_streams_opened"), "1");
+  // The tables API was asked once for the table's schema.
+  const std::vector<ReceivedRequest> gets =
+      tables_->WaitFor(1, absl::Seconds(1));
+  ASSERT_THAT(gets, SizeIs(1));
+  EXPECT_EQ(gets[0].target, "/bigquery/v2/projects/p/datasets/d/tables/t");
+}
+
+TEST_F(BigQuerySinkTest, AQuotaStormIsRetriedUntilItPasses) {
+  int requests = 0;
+  server_->SetDefault(
+      kAppendRows, ::gcpstream::testing::Typed<AppendRowsRequest>(
+                       [&](const AppendRowsRequest&) {
+                         return requests++ < 4
+                                    ? InStreamError(
+                                          absl::StatusCode::kResourceExhausted,
+                                          "quota")
+                                    : Appended();
+                       }));
+  ASSERT_TRUE(WriteValues({"a", "b"}).ok());
+  EXPECT_THAT(Sent(), SizeIs(5));
+  EXPECT_THAT(*failures_, SizeIs(0));
+  EXPECT_EQ(task_.Metric("records_written"), "2");
+  EXPECT_EQ(task_.Metric("request_retries"), "4");
+  EXPECT_EQ(task_.Metric("append_errors_resource_exhausted"), "4");
+}
+
+TEST_F(BigQuerySinkTest, AResetStreamIsReopenedAndItsAppendsResent) {
+  server_->Enqueue(kAppendRows,
+                   ::gcpstream::testing::Always(::gcpstream::testing::Fail(
+                       grpc::StatusCode::UNAVAILABLE, "connection reset")));
+  server_->SetDefault(kAppendRows, ::gcpstream::testing::Always(Appended()));
+  ASSERT_TRUE(WriteValues({"a", "b", "c", "d"}).ok());
+  EXPECT_EQ(task_.Metric("records_written"), "4");
+  EXPECT_EQ(server_->CallCount(kAppendRows), 2);
+  EXPECT_EQ(task_.Metric("append_streams_opened"), "2");
+  EXPECT_THAT(*failures_, SizeIs(0));
+}
+
+TEST_F(BigQuerySinkTest, PermissionDeniedFailsTheJobNamingTheTable) {
+  server_->SetDefault(kAppendRows,
+                      ::gcpstream::testing::Always(InStreamError(
+                          absl::StatusCode::kPermissionDenied, "no access")));
+  absl::Status status = WriteValues({"a"});
+  EXPECT_EQ(status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(status.message(),
+              HasSubstr("bq: appending to table p.d.t failed: no access"));
+  EXPECT_THAT(*failures_, SizeIs(0));
+}
+
+TEST_F(BigQuerySinkTest, AnOversizedRowIsRoutedWithoutBeingSent) {
+  server_->SetDefault(kAppendRows, ::gcpstream::testing::Always(Appended()));
+  ASSERT_TRUE(WriteValues({"a", std::string(kMaxRowBytes, 'x'), "c"}).ok());
+  ASSERT_THAT(*failures_, SizeIs(1));
+  EXPECT_THAT((*failures_)[0].status.message(),
+              HasSubstr("that fit in an AppendRows request"));
+  EXPECT_EQ(task_.Metric("records_written"), "2");
+}
+
+}  // namespace
+}  // namespace gcpstream::bigquery
