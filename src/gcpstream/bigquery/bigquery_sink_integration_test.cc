@@ -30,6 +30,12 @@ using Json = nlohmann::json;
 
 constexpr char kProject[] = "it-project";
 
+// A dataset of its own per test run: the emulator outlives a test.
+std::string FreshDataset(absl::string_view name) {
+  static int runs = 0;
+  return absl::StrCat(name, "_", ++runs);
+}
+
 class BigQuerySinkIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -65,7 +71,7 @@ class BigQuerySinkIntegrationTest : public ::testing::Test {
 
 TEST_F(BigQuerySinkIntegrationTest,
        RoutesRecordsPerDayAndRoutesWhatCannotBeWritten) {
-  const std::string dataset = "per_day";
+  const std::string dataset = FreshDataset("per_day");
   // Day tables from the record; records of day 9 belong nowhere.
   auto resolver = MakeResolver<Json, TableDestination>(
       [&](const Json& record,
@@ -190,7 +196,7 @@ TEST_F(BigQuerySinkIntegrationTest, ARefusedRowIsFoundBySplittingItsRequest) {
   options.table.clustering.clear();
   options.max_batch_rows = 8;
   auto failures = std::make_shared<std::vector<BigQueryFailedElement>>();
-  const TableDestination table(kProject, "split", "numbers");
+  const TableDestination table(kProject, FreshDataset("split"), "numbers");
   BigQuerySink<google::protobuf::StringValue> sink(
       options, table, ProtoRows<google::protobuf::StringValue>(),
       RecordingFactory(failures));
