@@ -99,8 +99,10 @@ class BigQuerySinkTest : public ::testing::Test {
     auto writer = sink.CreateWriter(task_.Context());
     if (!writer.ok()) return writer.status();
     std::vector<Json> records;
-    for (const std::string& value : values)
+    records.reserve(values.size());
+    for (const std::string& value : values) {
       records.push_back({{"value", value}});
+    }
     absl::Status status = task_.WriteAll(**writer, records);
     (*writer)->Close();
     return status;

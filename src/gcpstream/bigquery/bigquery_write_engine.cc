@@ -252,6 +252,9 @@ TableWriter* BigQueryWriteEngine::Acquire(const TableDestination& table) {
             absl::StrCat("a table to finish its appends (option '",
                          kMaxActiveDestinationsKey, "' reached)"));
         !waited.ok()) {
+      // Failing the core makes the caller's write answer with this error
+      // rather than dropping its record.
+      core_.Fail(waited);
       return nullptr;
     }
   }
@@ -345,7 +348,7 @@ BigQueryWriteEngine::Connection& BigQueryWriteEngine::OpenConnection(
       std::move(context), first_stream,
       completions_.WrapEach<AppendRowsResponse>(
           [this, generation](AppendRowsResponse&& response) {
-            OnResponse(generation, std::move(response));
+            OnResponse(generation, response);
           }),
       completions_.Wrap([this, generation](const absl::Status& status) {
         OnStreamDone(generation, status);
@@ -381,7 +384,7 @@ TableWriter* BigQueryWriteEngine::WriterOf(const Call& call) const {
 }
 
 void BigQueryWriteEngine::OnResponse(uint64_t generation,
-                                     AppendRowsResponse response) {
+                                     const AppendRowsResponse& response) {
   if (!connection_.has_value() || connection_->generation != generation ||
       core_.failed()) {
     return;

@@ -149,7 +149,8 @@ class BigQueryWriteEngine {
                  int64_t rows, int64_t bytes, int attempts);
   void Send(Call& call);
   Connection& OpenConnection(const std::string& first_stream);
-  void OnResponse(uint64_t generation, storage_v1::AppendRowsResponse response);
+  void OnResponse(uint64_t generation,
+                  const storage_v1::AppendRowsResponse& response);
   void OnStreamDone(uint64_t generation, const absl::Status& status);
   void OnRowErrors(Calls::iterator it,
                    const storage_v1::AppendRowsResponse& response);

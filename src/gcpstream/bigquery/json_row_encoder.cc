@@ -111,7 +111,7 @@ absl::StatusOr<int64_t> ToInt64(const Json& value) {
 absl::StatusOr<double> ToDouble(const Json& value) {
   if (value.is_number()) return value.get<double>();
   if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
+    const auto& text = value.get_ref<const std::string&>();
     if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
     if (text == "Infinity") return std::numeric_limits<double>::infinity();
     if (text == "-Infinity") return -std::numeric_limits<double>::infinity();
@@ -125,7 +125,7 @@ absl::StatusOr<double> ToDouble(const Json& value) {
 absl::StatusOr<bool> ToBool(const Json& value) {
   if (value.is_boolean()) return value.get<bool>();
   if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
+    const auto& text = value.get_ref<const std::string&>();
     if (absl::EqualsIgnoreCase(text, "true")) return true;
     if (absl::EqualsIgnoreCase(text, "false")) return false;
   }

@@ -1,5 +1,6 @@
 #include "gcpstream/bigquery/row_descriptor.h"
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -137,7 +138,7 @@ class SelfContainedBuilder {
       }
     }
     if (auto it = names_.find(&message); it != names_.end()) return it->second;
-    const std::string name = FlatName(message.full_name());
+    std::string name = FlatName(message.full_name());
     names_[&message] = name;
     DescriptorProto nested;
     nested.set_name(name);
@@ -173,12 +174,9 @@ bool IsProtoIdentifier(absl::string_view name) {
       absl::ascii_isdigit(static_cast<unsigned char>(name.front()))) {
     return false;
   }
-  for (const char c : name) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_') {
-      return false;
-    }
-  }
-  return true;
+  return std::ranges::all_of(name, [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 DescriptorProto RowDescriptorFor(const TableSchema& schema) {

@@ -39,7 +39,7 @@ std::string RowFormat::RowAsJson(const std::string& row) const {
     }
   }
   const auto raw = [&row] {
-    return absl::StrCat("{\"row_base64\":\"", absl::Base64Escape(row), "\"}");
+    return absl::StrCat(R"({"row_base64":")", absl::Base64Escape(row), R"("})");
   };
   if (message_ == nullptr) return raw();
   std::unique_ptr<google::protobuf::Message> message(

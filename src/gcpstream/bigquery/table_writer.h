@@ -47,8 +47,9 @@ class TableWriter {
   void AddRow(std::string&& row) {
     open_bytes_ += static_cast<int64_t>(row.size());
     ++open_rows_;
-    if (open_ == nullptr)
+    if (open_ == nullptr) {
       open_ = std::make_shared<storage_v1::AppendRowsRequest>();
+    }
     open_->mutable_proto_rows()->mutable_rows()->add_serialized_rows(
         std::move(row));
   }
@@ -67,7 +68,8 @@ class TableWriter {
 
   // Nothing open or out: safe to release.
   bool IsClean() const { return open_rows_ == 0 && appends_ == 0; }
-  absl::Status Release() { return absl::OkStatus(); }
+  // Nothing is held per table beyond memory: the stream is the engine's.
+  static absl::Status Release() { return absl::OkStatus(); }
 
  private:
   const TableDestination table_;

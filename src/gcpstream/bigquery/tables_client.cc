@@ -63,8 +63,9 @@ absl::StatusOr<TableInfo> TableInfoFromJson(const std::string& body,
   if (json.contains("clustering") && json["clustering"].is_object()) {
     for (const Json& field :
          json["clustering"].value("fields", Json::array())) {
-      if (field.is_string())
+      if (field.is_string()) {
         info.clustering.push_back(field.get<std::string>());
+      }
     }
   }
   return info;
