@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "gcpstream/bigquery/bigquery_sink_options.h"
+#include "gcpstream/bigquery/bigquery_stream_committer.h"
 #include "gcpstream/bigquery/bigquery_write_engine.h"
 #include "gcpstream/bigquery/row_serializer.h"
 #include "gcpstream/bigquery/table_destination.h"
@@ -32,6 +33,16 @@ struct BigQuerySinkTraits {
       std::unique_ptr<FailureHandler<FailedElement>> handler,
       const TableDestination* /*fixed*/) {
     return BigQueryWriteEngine::Create(options, context, std::move(handler));
+  }
+
+  // Exactly-once commits each checkpoint's streams; the default stream
+  // needs no committer.
+  static std::unique_ptr<runtime::Committer> CreateCommitter(
+      const Options& options) {
+    if (options.write_method != WriteMethod::kStorageApiExactlyOnce) {
+      return nullptr;
+    }
+    return std::make_unique<BigQueryStreamCommitter>(options);
   }
 
   static absl::Status WriteRecord(Engine& engine, const Serializer& serializer,
@@ -80,12 +91,14 @@ struct BigQuerySinkTraits {
   }
 };
 
-// Writes records to BigQuery through the Storage Write API's default
-// stream: a fixed table or one chosen per record by a DestinationResolver
-// (which may return TableDestination::Unroutable for a record that belongs
-// nowhere). At-least-once: Flush() (every checkpoint) returns once every
-// row is appended or routed; a replay after a restart may append rows
-// again. See docs/bigquery.md for options, failures and metrics.
+// Writes records to BigQuery through the Storage Write API: a fixed table
+// or one chosen per record by a DestinationResolver (which may return
+// TableDestination::Unroutable for a record that belongs nowhere).
+// storage-api-at-least-once (default): the default stream; Flush() (every
+// checkpoint) returns once every row is appended or routed, and a replay
+// after a restart may append rows again. storage-api-exactly-once: PENDING
+// streams committed by the sink's committer once their checkpoint is
+// durable. See docs/bigquery.md for options, failures and metrics.
 template <typename T>
 using BigQuerySink = connector::BatchingSink<T, BigQuerySinkTraits<T>>;
 

@@ -92,12 +92,13 @@ absl::Status CheckTableDefinition(const BigQuerySinkOptions& options) {
 }  // namespace
 
 absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options) {
-  if (options.write_method != WriteMethod::kStorageApiAtLeastOnce) {
+  if (options.write_method == WriteMethod::kFileLoads) {
     return absl::UnimplementedError(absl::StrCat(
         options.name, ": option '", kWriteMethodKey, "' is '",
         kWriteMethodOption.Name(options.write_method),
         "', which this version does not implement yet; use '",
-        kWriteMethodOption.Name(WriteMethod::kStorageApiAtLeastOnce),
+        kWriteMethodOption.Name(WriteMethod::kStorageApiAtLeastOnce), "' or '",
+        kWriteMethodOption.Name(WriteMethod::kStorageApiExactlyOnce),
         "' (docs/bigquery.md)"));
   }
   absl::Status status;

@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/bigquery/bigquery_classification.h"
+#include "gcpstream/bigquery/stream_committable.h"
 #include "gcpstream/connector/rpc_observer.h"
 #include "gcpstream/connector/task_wait.h"
 
@@ -40,6 +41,11 @@ struct BigQueryWriteEngine::Call {
   std::shared_ptr<const RowFormat> format;
   int64_t rows = 0;
   int64_t bytes = 0;
+  // Exactly-once: the stream offset of the first row; -1 on the default
+  // stream.
+  int64_t offset = -1;
+  // The connection it goes out on.
+  std::string connection;
   // Sends so far of these rows (a split's halves inherit the count).
   int attempts = 0;
   absl::Time sent = absl::InfinitePast();
@@ -104,7 +110,9 @@ BigQueryWriteEngine::BigQueryWriteEngine(
                [this](const TableDestination& table) {
                  return MakeTableWriter(table);
                }),
-      completions_(executor_) {}
+      completions_(executor_),
+      exactly_once_(options_.write_method ==
+                    WriteMethod::kStorageApiExactlyOnce) {}
 
 BigQueryWriteEngine::~BigQueryWriteEngine() { Close(); }
 
@@ -129,6 +137,16 @@ absl::Status BigQueryWriteEngine::Init(
           .completion = "AppendRows",
           .records = "rows"},
       core_, *timer_, executor_);
+  if (exactly_once_) {
+    admin_.emplace(
+        channel_,
+        WriteStreamAdminOptions{.retry = options_.retry,
+                                .clock = &clock_,
+                                .sleep = [this](absl::Duration delay) {
+                                  return connector::SleepOnTask(
+                                      *timer_, executor_, delay, options_.name);
+                                }});
+  }
   return RegisterMetrics();
 }
 
@@ -152,6 +170,17 @@ absl::Status BigQueryWriteEngine::RegisterMetrics() {
                          "transient failure."),
       .tables_created =
           set.AddCounter("tables_created", "Tables the sink created."),
+      .streams_created = set.AddCounter(
+          "write_streams_created",
+          "PENDING streams created (exactly-once: one per table and "
+          "checkpoint with rows)."),
+      .streams_finalized = set.AddCounter(
+          "write_streams_finalized",
+          "PENDING streams finalized and handed to the committer."),
+      .appends_already_written = set.AddCounter(
+          "appends_already_written",
+          "Resent appends the service answered ALREADY_EXISTS: their rows "
+          "were written by the send before (exactly-once)."),
       .append_latency = set.AddHistogram(
           "append_latency_seconds",
           "Seconds from writing an AppendRows request to its answer.",
@@ -232,7 +261,8 @@ BigQueryWriteEngine::MakeTableWriter(const TableDestination& table) {
   }
   absl::StatusOr<TableSchema> schema = EnsureTable(table);
   if (!schema.ok()) return schema.status();
-  return std::make_unique<TableWriter>(table, *std::move(schema));
+  return std::make_unique<TableWriter>(table, *std::move(schema),
+                                       exactly_once_);
 }
 
 TableWriter* BigQueryWriteEngine::Acquire(const TableDestination& table) {
@@ -245,6 +275,19 @@ TableWriter* BigQueryWriteEngine::Acquire(const TableDestination& table) {
       return nullptr;
     }
     if (!acquired->must_wait) return acquired->state;
+    if (exactly_once_ && in_flight_->empty()) {
+      // Nothing is out, yet no table is clean: each holds its stream of
+      // this checkpoint, released only by the checkpoint.
+      core_.Fail(absl::ResourceExhaustedError(absl::StrCat(
+          options_.name, ": table ", table.Spec(), " needs a writer, but ",
+          options_.max_active_destinations, " tables (option '",
+          kMaxActiveDestinationsKey,
+          "') already hold rows for this checkpoint, and under '",
+          kWriteMethodOption.Name(WriteMethod::kStorageApiExactlyOnce),
+          "' a table's stream is released only by the checkpoint: raise the "
+          "option or checkpoint more often")));
+      return nullptr;
+    }
     // Every table has rows out: send them, and wait for one to clear.
     SendAllOpen();
     if (absl::Status waited = in_flight_->WaitUntil(
@@ -315,7 +358,36 @@ void BigQueryWriteEngine::SendOpen(TableWriter& writer) {
   int64_t rows = 0;
   int64_t bytes = 0;
   std::shared_ptr<AppendRowsRequest> request = writer.TakeOpen(rows, bytes);
-  StartCall(writer, std::move(request), rows, bytes, 0);
+  if (!exactly_once_) {
+    StartCall(writer, std::move(request), rows, bytes, 0);
+    return;
+  }
+  writer.ready().push_back(
+      RowBatch{.request = std::move(request), .rows = rows, .bytes = bytes});
+  Pump(writer);
+}
+
+void BigQueryWriteEngine::Pump(TableWriter& writer) {
+  if (core_.failed() || writer.appends() > 0 || writer.ready().empty()) {
+    return;
+  }
+  if (writer.stream().empty()) {
+    absl::StatusOr<std::string> stream =
+        admin_->CreatePendingStream(writer.table().ResourceName());
+    if (!stream.ok()) {
+      core_.Fail(connector::Reworded(
+          stream.status(),
+          absl::StrCat(options_.name, ": creating a write stream on table ",
+                       writer.table().Spec(),
+                       " failed: ", stream.status().message())));
+      return;
+    }
+    metrics_.streams_created->Increment();
+    writer.set_stream(*std::move(stream));
+  }
+  RowBatch batch = std::move(writer.ready().front());
+  writer.ready().pop_front();
+  StartCall(writer, std::move(batch.request), batch.rows, batch.bytes, 0);
 }
 
 void BigQueryWriteEngine::StartCall(TableWriter& writer,
@@ -326,6 +398,11 @@ void BigQueryWriteEngine::StartCall(TableWriter& writer,
   call->table = writer.table();
   call->request = std::move(request);
   call->request->set_write_stream(writer.stream());
+  if (exactly_once_) {
+    call->offset = writer.stream_rows();
+    call->request->mutable_offset()->set_value(call->offset);
+    call->connection = writer.stream();
+  }
   call->format = writer.format();
   call->rows = rows;
   call->bytes = bytes;
@@ -337,9 +414,11 @@ void BigQueryWriteEngine::StartCall(TableWriter& writer,
 }
 
 BigQueryWriteEngine::Connection& BigQueryWriteEngine::OpenConnection(
-    const std::string& first_stream) {
-  if (connection_.has_value()) return *connection_;
-  Connection& connection = connection_.emplace();
+    const std::string& key, const std::string& first_stream) {
+  if (auto it = connections_.find(key); it != connections_.end()) {
+    return it->second;
+  }
+  Connection& connection = connections_[key];
   connection.generation = next_generation_++;
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(absl::ToChronoTime(absl::Now() + kStreamDeadline));
@@ -347,21 +426,31 @@ BigQueryWriteEngine::Connection& BigQueryWriteEngine::OpenConnection(
   connection.stream = stub_->AsyncAppendRows(
       std::move(context), first_stream,
       completions_.WrapEach<AppendRowsResponse>(
-          [this, generation](AppendRowsResponse&& response) {
-            OnResponse(generation, response);
+          [this, key, generation](AppendRowsResponse&& response) {
+            OnResponse(key, generation, response);
           }),
-      completions_.Wrap([this, generation](const absl::Status& status) {
-        OnStreamDone(generation, status);
+      completions_.Wrap([this, key, generation](const absl::Status& status) {
+        OnStreamDone(key, generation, status);
       }));
   metrics_.connections_opened->Increment();
-  metrics_.connections_open->Set(1);
+  metrics_.connections_open->Set(static_cast<int64_t>(connections_.size()));
   return connection;
+}
+
+void BigQueryWriteEngine::CloseConnection(const std::string& key) {
+  auto it = connections_.find(key);
+  if (it == connections_.end()) return;
+  // Its `done` finds no connection of its generation and is ignored.
+  it->second.stream->Cancel();
+  connections_.erase(it);
+  metrics_.connections_open->Set(static_cast<int64_t>(connections_.size()));
 }
 
 void BigQueryWriteEngine::Send(Call& call) {
   if (core_.failed()) return;
   TableWriter* writer = WriterOf(call);
-  Connection& connection = OpenConnection(call.request->write_stream());
+  Connection& connection =
+      OpenConnection(call.connection, call.request->write_stream());
   // Every request names its stream and carries its writer schema. The
   // service needs the schema only first on a connection and ignores it
   // after; the emulator forgets it with any refused request, which would
@@ -383,26 +472,35 @@ TableWriter* BigQueryWriteEngine::WriterOf(const Call& call) const {
   return writers_.Find(call.table);
 }
 
-void BigQueryWriteEngine::OnResponse(uint64_t generation,
+void BigQueryWriteEngine::OnResponse(const std::string& key,
+                                     uint64_t generation,
                                      const AppendRowsResponse& response) {
-  if (!connection_.has_value() || connection_->generation != generation ||
-      core_.failed()) {
+  auto connection = connections_.find(key);
+  if (connection == connections_.end() ||
+      connection->second.generation != generation || core_.failed()) {
     return;
   }
   in_flight_->OnProgress();
-  if (connection_->pending.empty()) return;  // An answer to nothing sent.
-  const uint64_t id = connection_->pending.front();
-  connection_->pending.pop_front();
+  std::deque<uint64_t>& pending = connection->second.pending;
+  if (pending.empty()) return;  // An answer to nothing sent.
+  const uint64_t id = pending.front();
+  pending.pop_front();
   auto it = calls_.find(id);
   if (it == calls_.end()) return;
   Call& call = *it->second;
   metrics_.append_latency->Observe(
       absl::ToDoubleSeconds(clock_.Now() - call.sent));
   if (!response.has_error()) {
-    core_.rejection().OnSuccess();
-    core_.metrics().records_written->Increment(call.rows);
-    core_.metrics().bytes_written->Increment(call.bytes);
-    Finish(it);
+    OnAppended(it);
+    return;
+  }
+  if (call.offset >= 0 &&
+      response.error().code() ==
+          static_cast<int>(absl::StatusCode::kAlreadyExists)) {
+    // A resend of an append whose first send was written before its
+    // answer was lost: the rows at these offsets are these rows.
+    metrics_.appends_already_written->Increment();
+    OnAppended(it);
     return;
   }
   if (response.row_errors_size() > 0) {
@@ -414,14 +512,29 @@ void BigQueryWriteEngine::OnResponse(uint64_t generation,
                          response.error().message()));
 }
 
-void BigQueryWriteEngine::OnStreamDone(uint64_t generation,
+void BigQueryWriteEngine::OnAppended(Calls::iterator it) {
+  Call& call = *it->second;
+  core_.rejection().OnSuccess();
+  core_.metrics().records_written->Increment(call.rows);
+  core_.metrics().bytes_written->Increment(call.bytes);
+  if (TableWriter* writer = WriterOf(call);
+      writer != nullptr && call.offset >= 0) {
+    writer->OnAppended(call.rows);
+  }
+  Finish(it);
+}
+
+void BigQueryWriteEngine::OnStreamDone(const std::string& key,
+                                       uint64_t generation,
                                        const absl::Status& status) {
-  if (!connection_.has_value() || connection_->generation != generation) {
+  auto connection = connections_.find(key);
+  if (connection == connections_.end() ||
+      connection->second.generation != generation) {
     return;
   }
-  std::deque<uint64_t> pending = std::move(connection_->pending);
-  connection_.reset();
-  metrics_.connections_open->Set(0);
+  std::deque<uint64_t> pending = std::move(connection->second.pending);
+  connections_.erase(connection);
+  metrics_.connections_open->Set(static_cast<int64_t>(connections_.size()));
   if (core_.failed()) return;
   in_flight_->OnProgress();
   // The stream ended with calls unanswered: each may or may not have been
@@ -477,8 +590,12 @@ void BigQueryWriteEngine::OnRowErrors(Calls::iterator it,
   call.bytes = 0;
   if (writer != nullptr) writer->AppendEnded();
   calls_.erase(done);
-  if (rows > 0 && writer != nullptr) {
+  if (writer == nullptr) return;
+  if (rows > 0) {
+    // Exactly-once: at the same offset, since none of the rows was written.
     StartCall(*writer, std::move(rest), rows, bytes, attempts);
+  } else if (exactly_once_) {
+    Pump(*writer);
   }
 }
 
@@ -486,6 +603,21 @@ void BigQueryWriteEngine::OnFailure(Calls::iterator it,
                                     const absl::Status& status) {
   Call& call = *it->second;
   core_.CountError(status);
+  if (call.offset >= 0 && (status.code() == absl::StatusCode::kNotFound ||
+                           status.code() == absl::StatusCode::kOutOfRange)) {
+    // The stream is gone with its rows, or holds other rows than this
+    // writer appended: nothing here can repair either. The job restarts
+    // from its last checkpoint and writes the rows to a new stream.
+    core_.Fail(absl::Status(
+        status.code(),
+        absl::StrCat(options_.name, ": appending at offset ", call.offset,
+                     " of stream ", call.request->write_stream(), " (table ",
+                     call.table.Spec(), ") failed: ", status.message(),
+                     status.code() == absl::StatusCode::kOutOfRange
+                         ? "; the writer's offset is past the stream's end"
+                         : "")));
+    return;
+  }
   if (status.code() == absl::StatusCode::kNotFound) {
     OnMissingTable(call, status);
     return;
@@ -568,6 +700,13 @@ void BigQueryWriteEngine::Split(Calls::iterator it) {
   if (writer != nullptr) writer->AppendEnded();
   calls_.erase(it);
   if (writer == nullptr) return;
+  if (exactly_once_) {
+    // One append at a time: the second half waits its turn, first in line.
+    writer->ready().push_front(RowBatch{
+        .request = std::move(halves[1]), .rows = rows[1], .bytes = bytes[1]});
+    StartCall(*writer, std::move(halves[0]), rows[0], bytes[0], attempts);
+    return;
+  }
   for (int side = 0; side < 2; ++side) {
     StartCall(*writer, std::move(halves[side]), rows[side], bytes[side],
               attempts);
@@ -617,10 +756,11 @@ void BigQueryWriteEngine::RouteRow(const Call& call, int index,
 void BigQueryWriteEngine::Finish(Calls::iterator it) {
   Call& call = *it->second;
   if (call.rows > 0) in_flight_->Release(call.rows, call.bytes);
-  if (TableWriter* writer = WriterOf(call); writer != nullptr) {
-    writer->AppendEnded();
-  }
+  TableWriter* writer = WriterOf(call);
   calls_.erase(it);
+  if (writer == nullptr) return;
+  writer->AppendEnded();
+  if (exactly_once_) Pump(*writer);
 }
 
 absl::Status BigQueryWriteEngine::Flush(bool end_of_input) {
@@ -641,6 +781,44 @@ absl::Status BigQueryWriteEngine::Flush(bool end_of_input) {
   return core_.FinishFlush(started);
 }
 
+absl::StatusOr<std::vector<std::string>> BigQueryWriteEngine::PrepareCommit(
+    int64_t checkpoint_id) {
+  std::vector<std::string> committables;
+  if (!exactly_once_) return committables;
+  if (core_.failed()) return core_.failure();
+  absl::Status finalized;
+  writers_.ForEach([&](const TableDestination& table, TableWriter& writer) {
+    if (writer.stream().empty() || !finalized.ok()) return;
+    CloseConnection(writer.stream());
+    if (writer.stream_rows() > 0) {
+      absl::StatusOr<int64_t> rows = admin_->Finalize(writer.stream());
+      if (!rows.ok()) {
+        finalized = connector::Reworded(
+            rows.status(),
+            absl::StrCat(options_.name, ": finalizing stream ", writer.stream(),
+                         " of table ", table.Spec(), " for checkpoint ",
+                         checkpoint_id, " failed: ", rows.status().message()));
+        return;
+      }
+      if (*rows != writer.stream_rows()) {
+        finalized = absl::DataLossError(absl::StrCat(
+            options_.name, ": stream ", writer.stream(), " of table ",
+            table.Spec(), " holds ", *rows, " rows where this writer appended ",
+            writer.stream_rows(), "; its rows are not committed"));
+        return;
+      }
+      metrics_.streams_finalized->Increment();
+      committables.push_back(StreamCommittable{.table = table.ResourceName(),
+                                               .stream = writer.stream(),
+                                               .rows = writer.stream_rows()}
+                                 .Encode());
+    }
+    writer.ClearStream();
+  });
+  if (!finalized.ok()) return core_.Fail(finalized);
+  return committables;
+}
+
 absl::Status BigQueryWriteEngine::OnInputIdle() {
   if (core_.failed()) return core_.failure();
   SendAllOpen();
@@ -651,9 +829,9 @@ void BigQueryWriteEngine::Close() {
   if (closed_) return;
   closed_ = true;
   timer_->CancelAll();
-  if (connection_.has_value()) connection_->stream->Cancel();
+  for (auto& [key, connection] : connections_) connection.stream->Cancel();
   completions_.Close();
-  connection_.reset();
+  connections_.clear();
   calls_.clear();
   (void)writers_.ReleaseAll();
   core_.Close();

@@ -24,6 +24,7 @@
 #include "gcpstream/bigquery/table_destination.h"
 #include "gcpstream/bigquery/table_writer.h"
 #include "gcpstream/bigquery/tables_client.h"
+#include "gcpstream/bigquery/write_stream_admin.h"
 #include "gcpstream/connector/completions.h"
 #include "gcpstream/connector/in_flight.h"
 #include "gcpstream/connector/retry.h"
@@ -40,13 +41,19 @@ namespace gcpstream::bigquery {
 struct BigQueryFailedElement : FailedElement {};
 
 // The type-independent part of BigQuerySink's writer for the Storage Write
-// API's default stream (at-least-once): per table its schema (read, or the
-// table created, through the tables API) and open batch; one AppendRows
-// stream shared by every table, requests pipelined on it and answered in
-// order; per-row verdicts (row errors, or a refused request split until
-// the refused row is alone), retries, and the table's re-creation when it
-// goes missing. The connector kit holds the writer core, the in-flight
-// caps, the timer and the completions.
+// API: per table its schema (read, or the table created, through the tables
+// API) and open batch; per-row verdicts (row errors, or a refused request
+// split until the refused row is alone) and retries. The connector kit
+// holds the writer core, the in-flight caps, the timer and the completions.
+//
+// At-least-once (the default stream): one AppendRows connection shared by
+// every table, requests pipelined on it and answered in order; a missing
+// table is re-created. Exactly-once: per table and checkpoint a PENDING
+// stream on a connection of its own, one append at a time with explicit
+// offsets (a resend after an ambiguous end answers ALREADY_EXISTS: already
+// written); PrepareCommit() finalizes the streams and hands them to the
+// committer (BigQueryStreamCommitter), which makes them visible once the
+// checkpoint is durable.
 //
 // Threading: every public method runs on the writer's task thread; gRPC
 // callbacks only post mails to its mailbox.
@@ -108,6 +115,10 @@ class BigQueryWriteEngine {
   absl::Status Flush(bool end_of_input);
   // The input is dry: open batches go out now.
   absl::Status OnInputIdle();
+  // Exactly-once: finalizes each table's stream of this checkpoint and
+  // returns them as StreamCommittables (at-least-once: none). Called after
+  // Flush(), so every row is appended.
+  absl::StatusOr<std::vector<std::string>> PrepareCommit(int64_t checkpoint_id);
   // Cancels what is in flight and waits until gRPC let go of it.
   void Close();
 
@@ -117,7 +128,8 @@ class BigQueryWriteEngine {
  private:
   struct Call;
   using Calls = std::map<uint64_t, std::unique_ptr<Call>>;
-  // The AppendRows stream the calls go out on.
+  // An AppendRows stream calls go out on: at-least-once one for every
+  // table (key ""), exactly-once one per PENDING stream (key: its name).
   struct Connection {
     uint64_t generation = 0;
     std::shared_ptr<AppendRowsStream> stream;
@@ -130,6 +142,9 @@ class BigQueryWriteEngine {
     std::shared_ptr<Counter> appends_split;
     std::shared_ptr<Counter> rows_resent;
     std::shared_ptr<Counter> tables_created;
+    std::shared_ptr<Counter> streams_created;
+    std::shared_ptr<Counter> streams_finalized;
+    std::shared_ptr<Counter> appends_already_written;
     std::shared_ptr<Histogram> append_latency;
   };
 
@@ -143,15 +158,22 @@ class BigQueryWriteEngine {
 
   void SendOpen(TableWriter& writer);
   void SendAllOpen();
+  // Exactly-once: starts the table's next ready batch unless an append is
+  // out, creating the checkpoint's stream first.
+  void Pump(TableWriter& writer);
   // A new call for `rows` of `writer`'s table, started now.
   void StartCall(TableWriter& writer,
                  std::shared_ptr<storage_v1::AppendRowsRequest> request,
                  int64_t rows, int64_t bytes, int attempts);
   void Send(Call& call);
-  Connection& OpenConnection(const std::string& first_stream);
-  void OnResponse(uint64_t generation,
+  Connection& OpenConnection(const std::string& key,
+                             const std::string& first_stream);
+  void CloseConnection(const std::string& key);
+  void OnResponse(const std::string& key, uint64_t generation,
                   const storage_v1::AppendRowsResponse& response);
-  void OnStreamDone(uint64_t generation, const absl::Status& status);
+  void OnStreamDone(const std::string& key, uint64_t generation,
+                    const absl::Status& status);
+  void OnAppended(Calls::iterator it);
   void OnRowErrors(Calls::iterator it,
                    const storage_v1::AppendRowsResponse& response);
   void OnFailure(Calls::iterator it, const absl::Status& status);
@@ -176,7 +198,9 @@ class BigQueryWriteEngine {
   Metrics metrics_;
   DestinationStates<TableDestination, TableWriter> writers_;
   connector::Completions completions_;
-  std::optional<Connection> connection_;
+  const bool exactly_once_;
+  std::optional<WriteStreamAdmin> admin_;  // Exactly-once only.
+  std::map<std::string, Connection> connections_;
   uint64_t next_generation_ = 1;
   Calls calls_;
   uint64_t next_call_id_ = 0;

@@ -2,6 +2,7 @@
 #define GCPSTREAM_BIGQUERY_TABLE_WRITER_H_
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <utility>
@@ -14,19 +15,44 @@
 
 namespace gcpstream::bigquery {
 
+// A batch of rows ready to be appended.
+struct RowBatch {
+  std::shared_ptr<storage_v1::AppendRowsRequest> request;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+};
+
 // One table's state in a writer: its schema, the format its rows are
-// encoded in, the open batch, and how many appends are out for it. Task
-// thread only.
+// encoded in, the open batch, and how many appends are out for it; under
+// exactly-once also the checkpoint's PENDING stream, the offset of its next
+// row and the batches waiting for the append before them. Task thread only.
 class TableWriter {
  public:
-  TableWriter(TableDestination table, TableSchema schema)
+  // At-least-once writers append to the table's default stream; an
+  // exactly-once writer's stream is set per checkpoint (set_stream()).
+  TableWriter(TableDestination table, TableSchema schema, bool exactly_once)
       : table_(std::move(table)),
-        stream_(table_.DefaultStream()),
+        exactly_once_(exactly_once),
+        stream_(exactly_once ? std::string() : table_.DefaultStream()),
         schema_(std::move(schema)) {}
 
   const TableDestination& table() const { return table_; }
-  // The stream rows are appended to.
+  // The stream rows are appended to (exactly-once: empty until the first
+  // append of a checkpoint).
   const std::string& stream() const { return stream_; }
+  void set_stream(std::string stream) { stream_ = std::move(stream); }
+  // Exactly-once: the rows the stream holds, which is the next offset.
+  int64_t stream_rows() const { return stream_rows_; }
+  void OnAppended(int64_t rows) { stream_rows_ += rows; }
+  // Exactly-once: the stream went to the committer; the next checkpoint's
+  // rows go to a new one.
+  void ClearStream() {
+    stream_.clear();
+    stream_rows_ = 0;
+  }
+
+  // Exactly-once: batches waiting, in order, for the append before them.
+  std::deque<RowBatch>& ready() { return ready_; }
   const TableSchema& schema() const { return schema_; }
 
   // Set on the table's first record (by the serializer).
@@ -65,15 +91,23 @@ class TableWriter {
 
   void AppendStarted() { ++appends_; }
   void AppendEnded() { --appends_; }
+  int64_t appends() const { return appends_; }
 
-  // Nothing open or out: safe to release.
-  bool IsClean() const { return open_rows_ == 0 && appends_ == 0; }
+  // Nothing open, waiting or out, and (exactly-once) no stream awaiting the
+  // checkpoint: safe to release.
+  bool IsClean() const {
+    return open_rows_ == 0 && appends_ == 0 && ready_.empty() &&
+           (!exactly_once_ || stream_.empty());
+  }
   // Nothing is held per table beyond memory: the stream is the engine's.
   static absl::Status Release() { return absl::OkStatus(); }
 
  private:
   const TableDestination table_;
-  const std::string stream_;
+  const bool exactly_once_;
+  std::string stream_;
+  int64_t stream_rows_ = 0;
+  std::deque<RowBatch> ready_;
   const TableSchema schema_;
   std::shared_ptr<const RowFormat> format_;
   std::shared_ptr<const storage_v1::ProtoSchema> writer_schema_;

@@ -1,11 +1,13 @@
 #ifndef GCPSTREAM_CONNECTOR_BATCHING_SINK_H_
 #define GCPSTREAM_CONNECTOR_BATCHING_SINK_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -67,6 +69,12 @@ absl::Status SerializeThenWrite(Engine& engine,
 //   static absl::Status WriteRecord(Engine&, const Serializer&, const T&,
 //                                   const Destination&, const WriterContext&);
 //   static absl::Status CheckFixed(const Options&, const Destination&);
+//
+// and, for a two-phase sink, optionally:
+//
+//   Engine::PrepareCommit(int64_t) -> StatusOr<vector<string>>
+//   static std::unique_ptr<runtime::Committer> CreateCommitter(
+//       const Options&);                  // null: no committer
 template <typename T, typename Traits>
 class BatchingSink final : public runtime::Sink<T> {
  public:
@@ -107,6 +115,16 @@ class BatchingSink final : public runtime::Sink<T> {
         handler_(std::move(handler)) {}
 
   std::string name() const override { return options_.name; }
+
+  std::unique_ptr<runtime::Committer> CreateCommitter() override {
+    if constexpr (requires(const Options& options) {
+                    Traits::CreateCommitter(options);
+                  }) {
+      return Traits::CreateCommitter(options_);
+    } else {
+      return nullptr;
+    }
+  }
 
   absl::StatusOr<std::unique_ptr<runtime::SinkWriter<T>>> CreateWriter(
       const runtime::SinkWriterContext& context) override {
@@ -163,6 +181,16 @@ class BatchingSink final : public runtime::Sink<T> {
       return engine_->Flush(end_of_input);
     }
     absl::Status OnInputIdle() override { return engine_->OnInputIdle(); }
+    absl::StatusOr<std::vector<std::string>> PrepareCommit(
+        int64_t checkpoint_id) override {
+      if constexpr (requires(Engine & engine) {
+                      engine.PrepareCommit(checkpoint_id);
+                    }) {
+        return engine_->PrepareCommit(checkpoint_id);
+      } else {
+        return std::vector<std::string>();
+      }
+    }
     void Close() override { engine_->Close(); }
 
     // Stable for the writer's life: engines may recognise it by address.
