@@ -12,7 +12,6 @@
 #include <google/protobuf/wrappers.pb.h>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "gcpstream/bigquery/bigquery_sink.h"
 #include "gcpstream/bigquery/bigquery_test_util.h"
 #include "gcpstream/testing/sink_test_task.h"
@@ -30,12 +29,6 @@ using Json = nlohmann::json;
 
 constexpr char kProject[] = "it-project";
 
-// A dataset of its own per test run: the emulator outlives a test.
-std::string FreshDataset(absl::string_view name) {
-  static int runs = 0;
-  return absl::StrCat(name, "_", ++runs);
-}
-
 class BigQuerySinkIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -44,75 +37,26 @@ class BigQuerySinkIntegrationTest : public ::testing::Test {
     ASSERT_TRUE(host.ok()) << host.status();
   }
 
-  static BigQuerySinkOptions Options() {
-    BigQuerySinkOptions options;
-    options.name = "bq";
-    options.max_batch_rows = 50;
-    options.table.schema =
-        TableSchema{{{.name = "id",
-                      .type = FieldType::kInt64,
-                      .mode = FieldMode::kRequired},
-                     {.name = "day", .type = FieldType::kDate},
-                     {.name = "region", .type = FieldType::kString},
-                     {.name = "amount", .type = FieldType::kNumeric},
-                     {.name = "at", .type = FieldType::kTimestamp},
-                     {.name = "tags",
-                      .type = FieldType::kString,
-                      .mode = FieldMode::kRepeated},
-                     {.name = "doc", .type = FieldType::kJson}}};
-    options.table.time_partitioning =
-        TimePartitioning{.field = "day", .granularity = "DAY"};
-    options.table.clustering = {"region", "id"};
-    return options;
-  }
+  static BigQuerySinkOptions Options() { return testing::PerDayOptions(); }
 
   gcpstream::testing::SinkTestTask task_;
 };
 
 TEST_F(BigQuerySinkIntegrationTest,
        RoutesRecordsPerDayAndRoutesWhatCannotBeWritten) {
-  const std::string dataset = FreshDataset("per_day");
-  // Day tables from the record; records of day 9 belong nowhere.
-  auto resolver = MakeResolver<Json, TableDestination>(
-      [&](const Json& record,
-          const WriterContext&) -> absl::StatusOr<TableDestination> {
-        const std::string day = record.value("day", std::string());
-        if (day == "2026-12-09") {
-          return TableDestination::Unroutable(
-              {.payload = record.dump(), .reason = "no table for day 9"});
-        }
-        return TableDestination(kProject, dataset,
-                                absl::StrCat("events_", day.substr(8, 2)));
-      });
+  const std::string dataset = testing::FreshDataset("per_day");
   auto failures = std::make_shared<std::vector<BigQueryFailedElement>>();
-  BigQuerySink<Json> sink(Options(), std::move(resolver), JsonRows(),
-                          RecordingFactory(failures));
+  BigQuerySink<Json> sink(Options(), testing::PerDayResolver(kProject, dataset),
+                          JsonRows(), RecordingFactory(failures));
   auto writer = sink.CreateWriter(task_.Context());
   ASSERT_TRUE(writer.ok()) << writer.status();
 
-  std::vector<Json> records;
-  std::map<std::string, int> expected_per_table;
-  int unfit = 0;
-  int unroutable_expected = 0;
-  for (int i = 0; i < 1000; ++i) {
-    const int day = 1 + i % 10;
-    Json record = {{"id", i},
-                   {"day", absl::StrFormat("2026-12-%02d", day)},
-                   {"region", i % 2 == 0 ? "eu" : "us"},
-                   {"amount", absl::StrCat(i, ".25")},
-                   {"at", "2026-12-01T10:00:00Z"},
-                   {"tags", Json::array({"a", "b"})},
-                   {"doc", {{"n", i}}}};
-    if (day == 9) {
-      ++unroutable_expected;  // Routed before it is serialized.
-    } else if (i % 97 == 5) {
-      record["amount"] = "not a number";  // Does not fit NUMERIC.
-      ++unfit;
-    } else {
-      ++expected_per_table[absl::StrFormat("events_%02d", day)];
-    }
-    records.push_back(std::move(record));
-  }
+  const testing::PerDayInput input = testing::MakePerDayInput(1000);
+  const std::vector<Json>& records = input.records;
+  const int unfit = input.unfit;
+  const int unroutable_expected = input.unroutable;
+  const std::map<std::string, int>& expected_per_table =
+      input.expected_per_table;
   ASSERT_TRUE(task_.WriteAll(**writer, records).ok());
   ASSERT_TRUE((*writer)->Flush(/*end_of_input=*/true).ok());
   (*writer)->Close();
@@ -196,7 +140,8 @@ TEST_F(BigQuerySinkIntegrationTest, ARefusedRowIsFoundBySplittingItsRequest) {
   options.table.clustering.clear();
   options.max_batch_rows = 8;
   auto failures = std::make_shared<std::vector<BigQueryFailedElement>>();
-  const TableDestination table(kProject, FreshDataset("split"), "numbers");
+  const TableDestination table(kProject, testing::FreshDataset("split"),
+                               "numbers");
   BigQuerySink<google::protobuf::StringValue> sink(
       options, table, ProtoRows<google::protobuf::StringValue>(),
       RecordingFactory(failures));

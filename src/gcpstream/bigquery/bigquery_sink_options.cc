@@ -111,6 +111,8 @@ absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options) {
                         int64_t{1} << 40));
   status.Update(InRange(kMaxActiveDestinationsKey,
                         options.max_active_destinations, 1'000'000));
+  status.Update(
+      InRange(kMaxAppendConnectionsKey, options.max_append_connections, 1000));
   status.Update(CheckDurationOption(options.write_progress_timeout,
                                     kWriteProgressTimeoutKey));
   if (options.destination_idle_timeout != absl::InfiniteDuration()) {
@@ -157,6 +159,10 @@ connector::OptionTable<BigQuerySinkOptions> BigQuerySinkOptionTable() {
           kMaxActiveDestinationsKey,
           [](O& o) -> int64_t& { return o.max_active_destinations; }, "1000",
           "100", 1, 1'000'000),
+      IntOption<O>(
+          kMaxAppendConnectionsKey,
+          [](O& o) -> int64_t& { return o.max_append_connections; }, "4", "8",
+          1, 1000),
       connector::EnumField<O>(
           kCreateDispositionOption,
           [](O& o) -> CreateDisposition& { return o.create_disposition; },

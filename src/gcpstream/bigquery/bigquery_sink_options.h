@@ -29,6 +29,7 @@ inline constexpr char kMaxInFlightBytesKey[] = "max-in-flight-bytes";
 inline constexpr char kWriteProgressTimeoutKey[] = "write-progress-timeout";
 inline constexpr char kDestinationIdleTimeoutKey[] = "destination-idle-timeout";
 inline constexpr char kMaxActiveDestinationsKey[] = "max-active-destinations";
+inline constexpr char kMaxAppendConnectionsKey[] = "max-append-connections";
 inline constexpr char kIgnoreUnknownFieldsKey[] = "ignore-unknown-fields";
 inline constexpr char kPartitionFieldKey[] = "partition-field";
 inline constexpr char kPartitionGranularityKey[] = "partition-granularity";
@@ -87,6 +88,11 @@ struct BigQuerySinkOptions
   // recently used idle one is released.
   absl::Duration destination_idle_timeout = absl::Hours(1);
   int64_t max_active_destinations = 1000;
+  // max-append-connections (exactly-once): tables appending at once, each
+  // on an AppendRows connection of its own (explicit streams cannot share
+  // one); a table waiting for a turn gets the next free one, and a table
+  // with more to send yields its turn when others wait.
+  int64_t max_append_connections = 4;
   // Missing tables: created from `table` below (the dataset too) under
   // create-if-needed; a failure naming the table under create-never.
   CreateDisposition create_disposition = CreateDisposition::kCreateIfNeeded;

@@ -1,9 +1,12 @@
 #ifndef GCPSTREAM_BIGQUERY_BIGQUERY_TEST_UTIL_H_
 #define GCPSTREAM_BIGQUERY_BIGQUERY_TEST_UTIL_H_
 
-// Reading what the BigQuery emulator holds, independently of the sink:
-// tabledata.list through the REST API.
+// Reading what the BigQuery emulator holds, independently of the sink
+// (tabledata.list through the REST API), and the per-day input every write
+// method's test lands.
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gcpstream/base/destination.h"
+#include "gcpstream/bigquery/bigquery_sink_options.h"
 #include "gcpstream/bigquery/table_destination.h"
 #include "gcpstream/bigquery/tables_client.h"
 #include "gcpstream/rest/rest_client.h"
@@ -50,6 +56,84 @@ inline absl::StatusOr<std::vector<nlohmann::json>> ReadRows(
     page_token = page.value("pageToken", std::string());
   } while (!page_token.empty());
   return rows;
+}
+
+// A dataset of its own per test run: the emulator outlives a test.
+inline std::string FreshDataset(absl::string_view name) {
+  static int runs = 0;
+  return absl::StrCat(name, "_", ++runs);
+}
+
+// Sink options for the per-day tables: a schema of most column types,
+// partitioned by `day`, clustered by region and id.
+inline BigQuerySinkOptions PerDayOptions() {
+  BigQuerySinkOptions options;
+  options.name = "bq";
+  options.max_batch_rows = 50;
+  options.table.schema = TableSchema{
+      {{.name = "id", .type = FieldType::kInt64, .mode = FieldMode::kRequired},
+       {.name = "day", .type = FieldType::kDate},
+       {.name = "region", .type = FieldType::kString},
+       {.name = "amount", .type = FieldType::kNumeric},
+       {.name = "at", .type = FieldType::kTimestamp},
+       {.name = "tags",
+        .type = FieldType::kString,
+        .mode = FieldMode::kRepeated},
+       {.name = "doc", .type = FieldType::kJson}}};
+  options.table.time_partitioning =
+      TimePartitioning{.field = "day", .granularity = "DAY"};
+  options.table.clustering = {"region", "id"};
+  return options;
+}
+
+// Records of ten days, table events_DD per day; day 9's belong nowhere
+// (UnroutableRecord) and every 97th has an amount that is no NUMERIC.
+struct PerDayInput {
+  std::vector<nlohmann::json> records;
+  std::map<std::string, int> expected_per_table;
+  int unfit = 0;
+  int unroutable = 0;
+};
+
+inline PerDayInput MakePerDayInput(int count, int first_id = 0) {
+  PerDayInput input;
+  for (int i = first_id; i < first_id + count; ++i) {
+    const int day = 1 + i % 10;
+    nlohmann::json record = {{"id", i},
+                             {"day", absl::StrFormat("2026-12-%02d", day)},
+                             {"region", i % 2 == 0 ? "eu" : "us"},
+                             {"amount", absl::StrCat(i, ".25")},
+                             {"at", "2026-12-01T10:00:00Z"},
+                             {"tags", nlohmann::json::array({"a", "b"})},
+                             {"doc", {{"n", i}}}};
+    if (day == 9) {
+      ++input.unroutable;  // Routed before it is serialized.
+    } else if (i % 97 == 5) {
+      record["amount"] = "not a number";  // Does not fit NUMERIC.
+      ++input.unfit;
+    } else {
+      ++input.expected_per_table[absl::StrFormat("events_%02d", day)];
+    }
+    input.records.push_back(std::move(record));
+  }
+  return input;
+}
+
+// Day tables from the record; records of day 9 are unroutable.
+inline std::unique_ptr<DestinationResolver<nlohmann::json, TableDestination>>
+PerDayResolver(const std::string& project, const std::string& dataset) {
+  return MakeResolver<nlohmann::json, TableDestination>(
+      [project, dataset](
+          const nlohmann::json& record,
+          const WriterContext&) -> absl::StatusOr<TableDestination> {
+        const std::string day = record.value("day", std::string());
+        if (day == "2026-12-09") {
+          return TableDestination::Unroutable(
+              {.payload = record.dump(), .reason = "no table for day 9"});
+        }
+        return TableDestination(project, dataset,
+                                absl::StrCat("events_", day.substr(8, 2)));
+      });
 }
 
 }  // namespace gcpstream::bigquery::testing

@@ -371,6 +371,17 @@ void BigQueryWriteEngine::Pump(TableWriter& writer) {
   if (core_.failed() || writer.appends() > 0 || writer.ready().empty()) {
     return;
   }
+  if (!writer.appending) {
+    if (tables_appending_ >= options_.max_append_connections) {
+      if (!writer.waiting) {
+        writer.waiting = true;
+        waiting_tables_.push_back(writer.table());
+      }
+      return;
+    }
+    writer.appending = true;
+    ++tables_appending_;
+  }
   if (writer.stream().empty()) {
     absl::StatusOr<std::string> stream =
         admin_->CreatePendingStream(writer.table().ResourceName());
@@ -388,6 +399,33 @@ void BigQueryWriteEngine::Pump(TableWriter& writer) {
   RowBatch batch = std::move(writer.ready().front());
   writer.ready().pop_front();
   StartCall(writer, std::move(batch.request), batch.rows, batch.bytes, 0);
+}
+
+void BigQueryWriteEngine::AfterAppend(TableWriter& writer) {
+  if (writer.appends() > 0) return;
+  if (!writer.ready().empty() && waiting_tables_.empty()) {
+    Pump(writer);
+    return;
+  }
+  // Nothing more to send, or others wait: give the connection up (the
+  // service's connections are a quota, the emulator serves few at once)
+  // and queue behind the others for the rest.
+  CloseConnection(writer.stream());
+  writer.appending = false;
+  --tables_appending_;
+  if (!writer.ready().empty() && !writer.waiting) {
+    writer.waiting = true;
+    waiting_tables_.push_back(writer.table());
+  }
+  while (tables_appending_ < options_.max_append_connections &&
+         !waiting_tables_.empty() && !core_.failed()) {
+    const TableDestination next = std::move(waiting_tables_.front());
+    waiting_tables_.pop_front();
+    if (TableWriter* waiting = writers_.Find(next); waiting != nullptr) {
+      waiting->waiting = false;
+      Pump(*waiting);
+    }
+  }
 }
 
 void BigQueryWriteEngine::StartCall(TableWriter& writer,
@@ -595,7 +633,7 @@ void BigQueryWriteEngine::OnRowErrors(Calls::iterator it,
     // Exactly-once: at the same offset, since none of the rows was written.
     StartCall(*writer, std::move(rest), rows, bytes, attempts);
   } else if (exactly_once_) {
-    Pump(*writer);
+    AfterAppend(*writer);
   }
 }
 
@@ -760,7 +798,7 @@ void BigQueryWriteEngine::Finish(Calls::iterator it) {
   calls_.erase(it);
   if (writer == nullptr) return;
   writer->AppendEnded();
-  if (exactly_once_) Pump(*writer);
+  if (exactly_once_) AfterAppend(*writer);
 }
 
 absl::Status BigQueryWriteEngine::Flush(bool end_of_input) {

@@ -159,8 +159,12 @@ class BigQueryWriteEngine {
   void SendOpen(TableWriter& writer);
   void SendAllOpen();
   // Exactly-once: starts the table's next ready batch unless an append is
-  // out, creating the checkpoint's stream first.
+  // out, once the table has an append connection (max-append-connections),
+  // creating the checkpoint's stream first.
   void Pump(TableWriter& writer);
+  // Exactly-once, after one of the table's appends ended: the next batch,
+  // or the connection to a waiting table.
+  void AfterAppend(TableWriter& writer);
   // A new call for `rows` of `writer`'s table, started now.
   void StartCall(TableWriter& writer,
                  std::shared_ptr<storage_v1::AppendRowsRequest> request,
@@ -201,6 +205,10 @@ class BigQueryWriteEngine {
   const bool exactly_once_;
   std::optional<WriteStreamAdmin> admin_;  // Exactly-once only.
   std::map<std::string, Connection> connections_;
+  // Exactly-once: tables holding an append connection, and tables waiting
+  // for one, first come first served.
+  int64_t tables_appending_ = 0;
+  std::deque<TableDestination> waiting_tables_;
   uint64_t next_generation_ = 1;
   Calls calls_;
   uint64_t next_call_id_ = 0;

@@ -53,6 +53,10 @@ class TableWriter {
 
   // Exactly-once: batches waiting, in order, for the append before them.
   std::deque<RowBatch>& ready() { return ready_; }
+  // Exactly-once: whether the table holds one of the writer's append
+  // connections, and whether it waits for one.
+  bool appending = false;
+  bool waiting = false;
   const TableSchema& schema() const { return schema_; }
 
   // Set on the table's first record (by the serializer).
