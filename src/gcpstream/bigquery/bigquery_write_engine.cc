@@ -408,8 +408,8 @@ void BigQueryWriteEngine::AfterAppend(TableWriter& writer) {
     return;
   }
   // Nothing more to send, or others wait: give the connection up (the
-  // service's connections are a quota, the emulator serves few at once)
-  // and queue behind the others for the rest.
+  // service counts open connections against a quota) and queue behind the
+  // others for the rest.
   CloseConnection(writer.stream());
   writer.appending = false;
   --tables_appending_;

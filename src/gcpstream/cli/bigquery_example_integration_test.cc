@@ -2,7 +2,9 @@
 // that `gcpstream run --local` starts: one table per hour of event time,
 // created by the sink from the file's schema, each holding the rows the
 // sample-orders rules predict; orders without a region do not fit the
-// REQUIRED column and are dead-lettered with the column named.
+// REQUIRED column and are dead-lettered with the column named. The same file
+// with write-method storage-api-exactly-once lands the same rows through
+// PENDING streams and the sink's committer.
 
 #include <unistd.h>
 
@@ -31,9 +33,12 @@ using ::testing::HasSubstr;
 
 constexpr int kOrders = 10000;
 
-TEST(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
-  // Order i is placed at 2026-12-01T00:00:00Z + i s. The default stream
-  // appends every record it is given: a repeated id is a row of its own.
+class BigQueryExampleTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
+  const std::string& write_method = GetParam();
+  // Order i is placed at 2026-12-01T00:00:00Z + i s. Both methods append
+  // every record they are given: a repeated id is a row of its own.
   int no_region = 0;
   std::map<int, int> rows_by_hour;
   for (int i = 0; i < kOrders; ++i) {
@@ -44,16 +49,19 @@ TEST(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
     ++rows_by_hour[i / 3600];
   }
 
-  const std::string root =
-      ::testing::TempDir() + "/bigquery-example-" + std::to_string(getpid());
+  const std::string root = ::testing::TempDir() + "/bigquery-example-" +
+                           write_method + "-" + std::to_string(getpid());
   fs::remove_all(root);
   fs::create_directories(root);
   std::ifstream example(GCPSTREAM_BIGQUERY_EXAMPLE);
   const std::string yaml((std::istreambuf_iterator<char>(example)),
                          std::istreambuf_iterator<char>());
   ASSERT_THAT(yaml, HasSubstr("/tmp/gcpstream-bigquery-example"));
-  std::ofstream(root + "/example.yaml")
-      << absl::StrReplaceAll(yaml, {{"/tmp/gcpstream-bigquery-example", root}});
+  ASSERT_THAT(yaml, HasSubstr("write-method: storage-api-at-least-once"));
+  std::ofstream(root + "/example.yaml") << absl::StrReplaceAll(
+      yaml, {{"/tmp/gcpstream-bigquery-example", root},
+             {"write-method: storage-api-at-least-once",
+              absl::StrCat("write-method: ", write_method)}});
 
   const auto outcome = Gcpstream("run --local " + root + "/example.yaml");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
@@ -86,6 +94,10 @@ TEST(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
   EXPECT_EQ(dead, no_region);
   fs::remove_all(root);
 }
+
+INSTANTIATE_TEST_SUITE_P(WriteMethods, BigQueryExampleTest,
+                         ::testing::Values("storage-api-at-least-once",
+                                           "storage-api-exactly-once"));
 
 }  // namespace
 }  // namespace gcpstream::cli
