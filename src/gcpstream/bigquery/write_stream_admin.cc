@@ -27,8 +27,9 @@ bool IsTransient(absl::StatusCode code) {
 
 }  // namespace
 
-WriteStreamAdmin::WriteStreamAdmin(std::shared_ptr<grpc::Channel> channel,
-                                   WriteStreamAdminOptions options)
+WriteStreamAdmin::WriteStreamAdmin(
+    const std::shared_ptr<grpc::Channel>& channel,
+    WriteStreamAdminOptions options)
     : stub_(storage_v1::BigQueryWrite::NewStub(channel)),
       options_(std::move(options)) {
   if (options_.clock == nullptr) options_.clock = &RealClock::Instance();

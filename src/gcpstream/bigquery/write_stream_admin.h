@@ -40,7 +40,7 @@ struct WriteStreamAdminOptions {
 // idempotent or answer what they already did. Thread-compatible.
 class WriteStreamAdmin {
  public:
-  WriteStreamAdmin(std::shared_ptr<grpc::Channel> channel,
+  WriteStreamAdmin(const std::shared_ptr<grpc::Channel>& channel,
                    WriteStreamAdminOptions options);
 
   // A new PENDING stream on `table` (its resource name); returns its name.

@@ -109,7 +109,8 @@ std::vector<std::string> EmulatorCommand(EmulatorKind kind,
           absl::StrCat("BQEMU_GCS_LOCAL_ROOT=", listen.storage_root),
           // Enough worker threads for every AppendRows connection, live or
           // left behind by a killed client (sitecustomize.py there).
-          "PYTHONPATH=" GCPSTREAM_SOURCE_DIR "/scripts/bigquery-emulator-site",
+          absl::StrCat("PYTHONPATH=", GCPSTREAM_SOURCE_DIR,
+                       "/scripts/bigquery-emulator-site"),
           FromEnvOr("GCPSTREAM_BIGQUERY_EMULATOR",
                     GCPSTREAM_SOURCE_DIR "/.venv-bigquery/bin/bqemulator"),
           "start", "--rest-host", "127.0.0.1", "--rest-port", port_text,
