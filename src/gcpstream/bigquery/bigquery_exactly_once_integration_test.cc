@@ -1,5 +1,6 @@
 // The exactly-once BigQuery sink (storage-api-exactly-once) against the
-// emulator: rows invisible until their checkpoint's commit, per-day tables
+// emulator: rows invisible until their checkpoint's commit, 10,000 records
+// into per-day tables
 // with routed records, a commit run again after a crash that changes
 // nothing, a checkpoint that never became durable leaving nothing behind,
 // and the emulator's answers to a repeated commit pinned.
@@ -39,6 +40,7 @@ class BigQueryExactlyOnceIntegrationTest : public ::testing::Test {
   static BigQuerySinkOptions Options() {
     BigQuerySinkOptions options = testing::PerDayOptions();
     options.write_method = WriteMethod::kStorageApiExactlyOnce;
+    options.max_batch_rows = 500;
     return options;
   }
 
@@ -79,7 +81,7 @@ TEST_F(BigQueryExactlyOnceIntegrationTest,
   const std::string dataset = testing::FreshDataset("exactly_once");
   BigQuerySink<Json> sink(Options(), testing::PerDayResolver(kProject, dataset),
                           JsonRows(), RecordingFactory(failures_));
-  const testing::PerDayInput input = testing::MakePerDayInput(1000);
+  const testing::PerDayInput input = testing::MakePerDayInput(10'000);
   const std::vector<std::string> committables =
       WriteCheckpoint(sink, input.records, 1);
   // One stream per table that got rows.
@@ -96,13 +98,11 @@ TEST_F(BigQueryExactlyOnceIntegrationTest,
   std::unique_ptr<runtime::Committer> committer = sink.CreateCommitter();
   ASSERT_NE(committer, nullptr);
   ASSERT_TRUE(committer->Commit(1, committables).ok());
-  EXPECT_EQ(Counts(dataset, input.expected_per_table),
-            input.expected_per_table);
+  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
   // A restart re-runs the commit of the checkpoint it restores.
   absl::Status again = sink.CreateCommitter()->Commit(1, committables);
   ASSERT_TRUE(again.ok()) << again;
-  EXPECT_EQ(Counts(dataset, input.expected_per_table),
-            input.expected_per_table);
+  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
 }
 
 TEST_F(BigQueryExactlyOnceIntegrationTest,

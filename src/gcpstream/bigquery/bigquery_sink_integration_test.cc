@@ -1,5 +1,5 @@
 // The BigQuery sink (Storage Write API, default stream) against the
-// emulator: JSON records routed per day to tables it creates with
+// emulator: 10,000 JSON records routed per day to tables it creates with
 // partitioning and clustering, unroutable records and rows that do not fit
 // routed with their reasons, create-never, a row the service refuses found
 // by splitting its request, and the emulator's deviations pinned.
@@ -37,7 +37,11 @@ class BigQuerySinkIntegrationTest : public ::testing::Test {
     ASSERT_TRUE(host.ok()) << host.status();
   }
 
-  static BigQuerySinkOptions Options() { return testing::PerDayOptions(); }
+  static BigQuerySinkOptions Options() {
+    BigQuerySinkOptions options = testing::PerDayOptions();
+    options.max_batch_rows = 500;
+    return options;
+  }
 
   gcpstream::testing::SinkTestTask task_;
 };
@@ -51,12 +55,10 @@ TEST_F(BigQuerySinkIntegrationTest,
   auto writer = sink.CreateWriter(task_.Context());
   ASSERT_TRUE(writer.ok()) << writer.status();
 
-  const testing::PerDayInput input = testing::MakePerDayInput(1000);
+  const testing::PerDayInput input = testing::MakePerDayInput(10'000);
   const std::vector<Json>& records = input.records;
   const int unfit = input.unfit;
   const int unroutable_expected = input.unroutable;
-  const std::map<std::string, int>& expected_per_table =
-      input.expected_per_table;
   ASSERT_TRUE(task_.WriteAll(**writer, records).ok());
   ASSERT_TRUE((*writer)->Flush(/*end_of_input=*/true).ok());
   (*writer)->Close();
@@ -79,24 +81,17 @@ TEST_F(BigQuerySinkIntegrationTest,
   EXPECT_GT(unfit, 0);
   EXPECT_EQ(task_.Metric("records_routed"), absl::StrCat(failures->size()));
   EXPECT_EQ(task_.Metric("records_written"),
-            absl::StrCat(1000 - failures->size()));
+            absl::StrCat(input.records.size() - failures->size()));
   EXPECT_EQ(task_.Metric("in_flight_rows"), "0");
 
-  for (const auto& [table, count] : expected_per_table) {
-    absl::StatusOr<std::vector<Json>> rows =
-        testing::ReadRows(TableDestination(kProject, dataset, table));
-    ASSERT_TRUE(rows.ok()) << rows.status();
-    EXPECT_THAT(*rows, SizeIs(count)) << table;
-  }
+  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
+  // Columns the comparison leaves out, on one row.
   absl::StatusOr<std::vector<Json>> day1 =
       testing::ReadRows(TableDestination(kProject, dataset, "events_01"));
   ASSERT_TRUE(day1.ok());
   std::map<std::string, Json> by_id;
   for (const Json& row : *day1) by_id[row["id"].get<std::string>()] = row;
   ASSERT_TRUE(by_id.contains("10"));
-  EXPECT_EQ(by_id["10"]["day"], "2026-12-01");
-  EXPECT_EQ(by_id["10"]["region"], "eu");
-  EXPECT_EQ(by_id["10"]["amount"], "10.250000000");
   EXPECT_EQ(by_id["10"]["doc"], "{\"n\":10}");
 
   // Created with the sink's partitioning and clustering.

@@ -21,6 +21,7 @@
 #include "gcpstream/bigquery/tables_client.h"
 #include "gcpstream/rest/rest_client.h"
 #include "gcpstream/rest/rest_target.h"
+#include "gtest/gtest.h"
 
 namespace gcpstream::bigquery::testing {
 
@@ -91,6 +92,9 @@ inline BigQuerySinkOptions PerDayOptions() {
 struct PerDayInput {
   std::vector<nlohmann::json> records;
   std::map<std::string, int> expected_per_table;
+  // Per table, id -> the row tabledata.list should show (id, day, region,
+  // amount).
+  std::map<std::string, std::map<std::string, nlohmann::json>> expected_rows;
   int unfit = 0;
   int unroutable = 0;
 };
@@ -112,11 +116,47 @@ inline PerDayInput MakePerDayInput(int count, int first_id = 0) {
       record["amount"] = "not a number";  // Does not fit NUMERIC.
       ++input.unfit;
     } else {
-      ++input.expected_per_table[absl::StrFormat("events_%02d", day)];
+      const std::string table = absl::StrFormat("events_%02d", day);
+      ++input.expected_per_table[table];
+      input.expected_rows[table][absl::StrCat(i)] = {
+          {"id", absl::StrCat(i)},
+          {"day", record["day"]},
+          {"region", record["region"]},
+          {"amount", absl::StrCat(i, ".250000000")}};
     }
     input.records.push_back(std::move(record));
   }
   return input;
+}
+
+// Every table of `input` in `dataset` holds exactly its expected rows:
+// no row missing, none twice, none unexpected, each with its values.
+inline void ExpectTablesHoldTheInput(const std::string& project,
+                                     const std::string& dataset,
+                                     const PerDayInput& input) {
+  for (const auto& [table, expected] : input.expected_rows) {
+    absl::StatusOr<std::vector<nlohmann::json>> rows =
+        ReadRows(TableDestination(project, dataset, table));
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    std::map<std::string, nlohmann::json> found;
+    for (const nlohmann::json& row : *rows) {
+      const std::string id = row.value("id", std::string());
+      EXPECT_FALSE(found.contains(id)) << table << ": id " << id << " twice";
+      found[id] = {{"id", row["id"]},
+                   {"day", row["day"]},
+                   {"region", row["region"]},
+                   {"amount", row["amount"]}};
+    }
+    EXPECT_EQ(found.size(), expected.size()) << table;
+    for (const auto& [id, row] : expected) {
+      auto it = found.find(id);
+      if (it == found.end()) {
+        ADD_FAILURE() << table << ": id " << id << " missing";
+        continue;
+      }
+      EXPECT_EQ(it->second, row) << table;
+    }
+  }
 }
 
 // Day tables from the record; records of day 9 are unroutable.
