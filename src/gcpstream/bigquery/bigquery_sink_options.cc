@@ -120,7 +120,31 @@ absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options) {
                                       kDestinationIdleTimeoutKey));
   }
   status.Update(CheckTableDefinition(options));
+  for (const std::string& update : options.schema_update_options) {
+    if (update != kAllowFieldAddition && update != kAllowFieldRelaxation) {
+      status.Update(absl::InvalidArgumentError(absl::StrCat(
+          "option '", kSchemaUpdateOptionsKey, "': '", update, "' is none of '",
+          kAllowFieldAddition, "', '", kAllowFieldRelaxation, "'")));
+    }
+  }
+  if (!options.schema_update_options.empty() &&
+      options.table.schema.fields.empty()) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "option '", kSchemaUpdateOptionsKey,
+        "' needs the sink's schema (a pipeline file's `schema:` block) to "
+        "know what to add or relax")));
+  }
   return connector::CheckSinkWriterOptions(options, std::move(status));
+}
+
+SchemaUpdates AllowedSchemaUpdates(const BigQuerySinkOptions& options) {
+  SchemaUpdates updates;
+  for (const std::string& update : options.schema_update_options) {
+    updates.add_fields = updates.add_fields || update == kAllowFieldAddition;
+    updates.relax_fields =
+        updates.relax_fields || update == kAllowFieldRelaxation;
+  }
+  return updates;
 }
 
 connector::OptionTable<BigQuerySinkOptions> BigQuerySinkOptionTable() {
@@ -189,6 +213,12 @@ connector::OptionTable<BigQuerySinkOptions> BigQuerySinkOptionTable() {
           kClusteringKey,
           [](O& o) -> std::vector<std::string>& { return o.table.clustering; },
           "unset (no clustering)", "[region]"),
+      connector::StringListOption<O>(
+          kSchemaUpdateOptionsKey,
+          [](O& o) -> std::vector<std::string>& {
+            return o.schema_update_options;
+          },
+          "unset (tables are not changed)", "[allow-field-addition]"),
   });
   connector::AddSinkWriterOptions(table, defaults);
   return table;

@@ -35,6 +35,9 @@ inline constexpr char kPartitionFieldKey[] = "partition-field";
 inline constexpr char kPartitionGranularityKey[] = "partition-granularity";
 inline constexpr char kPartitionExpirationKey[] = "partition-expiration";
 inline constexpr char kClusteringKey[] = "clustering";
+inline constexpr char kSchemaUpdateOptionsKey[] = "schema-update-options";
+inline constexpr char kAllowFieldAddition[] = "allow-field-addition";
+inline constexpr char kAllowFieldRelaxation[] = "allow-field-relaxation";
 
 // An AppendRows request is at most 10 MB; rows are batched under 9 MiB so
 // the request's other fields always fit, and a single row over it is
@@ -101,6 +104,11 @@ struct BigQuerySinkOptions
   // partition-field, partition-granularity, partition-expiration and
   // clustering.
   TableDefinition table{};
+  // schema-update-options: allow-field-addition, allow-field-relaxation. An
+  // existing table whose schema lacks columns of `table.schema` (NULLABLE
+  // or REPEATED ones), or has REQUIRED ones it has NULLABLE, is patched
+  // when the writer first uses it.
+  std::vector<std::string> schema_update_options{};
   // ignore-unknown-fields: a record field that is no column is dropped
   // instead of making the record fail (JSON records).
   bool ignore_unknown_fields = false;
@@ -124,6 +132,9 @@ struct BigQuerySinkOptions
 // InvalidArgument naming the option key when an option is unusable;
 // UNIMPLEMENTED for a write method not built yet.
 absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options);
+
+// What schema-update-options allows (checked options only).
+SchemaUpdates AllowedSchemaUpdates(const BigQuerySinkOptions& options);
 
 // Every option above that a pipeline file sets (all but the name, the
 // schema, channel, clock, timer and stub), with docs defaults.

@@ -137,5 +137,72 @@ TEST_F(BigQuerySinkTest, AnOversizedRowIsRoutedWithoutBeingSent) {
   EXPECT_EQ(task_.Metric("records_written"), "2");
 }
 
+// The table has only `value`; the sink's schema adds `extra`. Under
+// allow-field-addition the writer patches the table first, and the
+// service's refusal of the new column while its schema propagates is
+// retried, not routed.
+TEST_F(BigQuerySinkTest, AnAddedColumnIsPatchedAndEarlyRefusalsRetried) {
+  auto tables = gcpstream::testing::HttpReceiver::Start(
+      [](const ReceivedRequest& request) {
+        if (request.method == "PATCH") {
+          return gcpstream::testing::HttpAnswer{.status = 200,
+                                                .body = request.body};
+        }
+        return gcpstream::testing::HttpAnswer{
+            .status = 200, .body = R"({"schema": {"fields": [{"name": "value",
+                                               "type": "STRING"}]}})"};
+      });
+  ASSERT_TRUE(tables.ok());
+  BigQuerySinkOptions options = Options();
+  options.tables_target.endpoint =
+      absl::StrCat("http://127.0.0.1:", (*tables)->port());
+  options.table.schema = TableSchema{
+      {{.name = "value"}, {.name = "extra", .type = FieldType::kInt64}}};
+  options.schema_update_options = {kAllowFieldAddition};
+  int requests = 0;
+  server_->SetDefault(
+      kAppendRows, ::gcpstream::testing::Typed<AppendRowsRequest>(
+                       [&](const AppendRowsRequest&) {
+                         return requests++ < 2
+                                    ? InStreamError(
+                                          absl::StatusCode::kInvalidArgument,
+                                          "Input schema has more fields than "
+                                          "BigQuery schema, extra fields: "
+                                          "'extra'")
+                                    : Appended();
+                       }));
+  ASSERT_TRUE(WriteValues({"a", "b"}, options).ok());
+  EXPECT_THAT(*failures_, SizeIs(0));
+  EXPECT_EQ(task_.Metric("records_written"), "2");
+  EXPECT_EQ(task_.Metric("table_schemas_updated"), "1");
+  EXPECT_EQ(task_.Metric("request_retries"), "2");
+  const std::vector<ReceivedRequest> received =
+      (*tables)->WaitFor(2, absl::Seconds(1));
+  ASSERT_THAT(received, SizeIs(2));
+  EXPECT_EQ(received[1].method, "PATCH");
+  const Json patched = Json::parse(received[1].body);
+  ASSERT_EQ(patched["schema"]["fields"].size(), 2u);
+  EXPECT_EQ(patched["schema"]["fields"][1]["name"], "extra");
+  EXPECT_EQ(patched["schema"]["fields"][1]["mode"], "NULLABLE");
+  // The rows carry the new column in their writer schema.
+  EXPECT_EQ(Sent()
+                .back()
+                .proto_rows()
+                .writer_schema()
+                .proto_descriptor()
+                .field_size(),
+            2);
+}
+
+TEST_F(BigQuerySinkTest, WithoutTheOptionTheTableIsLeftAlone) {
+  BigQuerySinkOptions options = Options();
+  options.table.schema = TableSchema{
+      {{.name = "value"}, {.name = "extra", .type = FieldType::kInt64}}};
+  server_->SetDefault(kAppendRows, ::gcpstream::testing::Always(Appended()));
+  ASSERT_TRUE(WriteValues({"a"}, options).ok());
+  EXPECT_EQ(task_.Metric("table_schemas_updated"), "0");
+  EXPECT_THAT(tables_->WaitFor(2, absl::Milliseconds(200)), SizeIs(1));
+}
+
 }  // namespace
 }  // namespace gcpstream::bigquery

@@ -5,6 +5,8 @@
 
 #include <grpcpp/client_context.h>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gcpstream/auth/channel_factory.h"
@@ -29,6 +31,11 @@ constexpr connector::ConnectorName kBigQueryWriter{
 // ones after 10 minutes and any after a few days; a deadline bounds a hung
 // stream, which is then reopened.
 constexpr absl::Duration kStreamDeadline = absl::Hours(1);
+
+// How long after the sink patched a table's schema the Storage Write API
+// may still refuse rows with the new columns ("Input schema has more fields
+// than BigQuery schema"): such refusals are retried, not routed.
+constexpr absl::Duration kSchemaPropagation = absl::Minutes(10);
 
 }  // namespace
 
@@ -170,6 +177,9 @@ absl::Status BigQueryWriteEngine::RegisterMetrics() {
                          "transient failure."),
       .tables_created =
           set.AddCounter("tables_created", "Tables the sink created."),
+      .schemas_updated = set.AddCounter(
+          "table_schemas_updated",
+          "Tables whose schema the sink patched (schema-update-options)."),
       .streams_created = set.AddCounter(
           "write_streams_created",
           "PENDING streams created (exactly-once: one per table and "
@@ -261,8 +271,32 @@ BigQueryWriteEngine::MakeTableWriter(const TableDestination& table) {
   }
   absl::StatusOr<TableSchema> schema = EnsureTable(table);
   if (!schema.ok()) return schema.status();
-  return std::make_unique<TableWriter>(table, *std::move(schema),
-                                       exactly_once_);
+  absl::StatusOr<std::optional<TableSchema>> updated = UpdatedSchema(
+      *schema, options_.table.schema, AllowedSchemaUpdates(options_));
+  if (!updated.ok()) {
+    return absl::Status(updated.status().code(),
+                        absl::StrCat(options_.name, ": table ", table.Spec(),
+                                     ": option '", kSchemaUpdateOptionsKey,
+                                     "': ", updated.status().message()));
+  }
+  absl::Time schema_updated_at = absl::InfinitePast();
+  if (updated->has_value()) {
+    absl::StatusOr<TableInfo> patched = tables_.PatchSchema(table, **updated);
+    if (!patched.ok()) {
+      return absl::Status(
+          patched.status().code(),
+          absl::StrCat(options_.name, ": updating the schema of table ",
+                       table.Spec(), " (option '", kSchemaUpdateOptionsKey,
+                       "') failed: ", patched.status().message()));
+    }
+    metrics_.schemas_updated->Increment();
+    schema = patched->schema;
+    schema_updated_at = clock_.Now();
+  }
+  auto writer =
+      std::make_unique<TableWriter>(table, *std::move(schema), exactly_once_);
+  writer->schema_updated_at = schema_updated_at;
+  return writer;
 }
 
 TableWriter* BigQueryWriteEngine::Acquire(const TableDestination& table) {
@@ -660,6 +694,10 @@ void BigQueryWriteEngine::OnFailure(Calls::iterator it,
     OnMissingTable(call, status);
     return;
   }
+  if (IsSchemaNotYetPropagated(call, status)) {
+    RetryLater(call, status);
+    return;
+  }
   switch (kBigQueryClassification.ClassifyRequest(status)) {
     case StatusClass::kPerRecord: {
       if (call.rows > 1) {
@@ -689,6 +727,15 @@ void BigQueryWriteEngine::OnFailure(Calls::iterator it,
       status.code(),
       absl::StrCat(options_.name, ": appending to table ", call.table.Spec(),
                    " failed: ", status.message())));
+}
+
+bool BigQueryWriteEngine::IsSchemaNotYetPropagated(
+    const Call& call, const absl::Status& status) const {
+  if (status.code() != absl::StatusCode::kInvalidArgument) return false;
+  const TableWriter* writer = WriterOf(call);
+  return writer != nullptr &&
+         clock_.Now() - writer->schema_updated_at < kSchemaPropagation &&
+         absl::StrContains(absl::AsciiStrToLower(status.message()), "schema");
 }
 
 void BigQueryWriteEngine::OnMissingTable(Call& call,

@@ -142,6 +142,7 @@ class BigQueryWriteEngine {
     std::shared_ptr<Counter> appends_split;
     std::shared_ptr<Counter> rows_resent;
     std::shared_ptr<Counter> tables_created;
+    std::shared_ptr<Counter> schemas_updated;
     std::shared_ptr<Counter> streams_created;
     std::shared_ptr<Counter> streams_finalized;
     std::shared_ptr<Counter> appends_already_written;
@@ -182,6 +183,10 @@ class BigQueryWriteEngine {
                    const storage_v1::AppendRowsResponse& response);
   void OnFailure(Calls::iterator it, const absl::Status& status);
   void OnMissingTable(Call& call, const absl::Status& status);
+  // A refusal of new columns soon after this writer added them: the
+  // service's schema has not reached the Storage Write API yet.
+  bool IsSchemaNotYetPropagated(const Call& call,
+                                const absl::Status& status) const;
   // Sends the call's rows as two calls (a refusal with no row named).
   void Split(Calls::iterator it);
   void RetryLater(Call& call, const absl::Status& status);

@@ -337,8 +337,9 @@ absl::Status EncodeFields(const std::vector<FieldSchema>& fields,
         return absl::InvalidArgumentError(absl::StrCat(
             "field '", parent.empty() ? "" : absl::StrCat(parent, "."),
             entry.key(),
-            "' is not a column of the table; add the column (or allow "
-            "schema updates), or set ignore-unknown-fields"));
+            "' is not a column of the table; add the column (or give it "
+            "to the sink's schema with schema-update-options "
+            "[allow-field-addition]), or set ignore-unknown-fields"));
       }
     }
   }

@@ -1,5 +1,7 @@
 #include "gcpstream/bigquery/table_schema.h"
 
+#include <algorithm>
+
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -243,6 +245,64 @@ nlohmann::json TableSchemaToJson(const TableSchema& schema) {
 absl::Status CheckCompatibleChange(const TableSchema& current,
                                    const TableSchema& next) {
   return CheckFieldsChange(current.fields, next.fields, "");
+}
+
+namespace {
+
+// Applies `updates` toward `wanted` to `fields` in place; true when any
+// changed.
+absl::StatusOr<bool> UpdateFields(std::vector<FieldSchema>& fields,
+                                  const std::vector<FieldSchema>& wanted,
+                                  const SchemaUpdates& updates,
+                                  const std::string& parent) {
+  bool changed = false;
+  for (const FieldSchema& want : wanted) {
+    const std::string path =
+        parent.empty() ? want.name : absl::StrCat(parent, ".", want.name);
+    auto it = std::find_if(
+        fields.begin(), fields.end(), [&want](const FieldSchema& field) {
+          return absl::EqualsIgnoreCase(field.name, want.name);
+        });
+    if (it == fields.end()) {
+      if (!updates.add_fields) continue;
+      if (want.mode == FieldMode::kRequired) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "column '", path,
+            "' is missing from the table and is REQUIRED, and BigQuery adds "
+            "columns only as NULLABLE or REPEATED: make it NULLABLE in the "
+            "sink's schema, or add it to the table yourself"));
+      }
+      fields.push_back(want);
+      changed = true;
+      continue;
+    }
+    if (it->type != want.type) continue;
+    if (updates.relax_fields && it->mode == FieldMode::kRequired &&
+        want.mode == FieldMode::kNullable) {
+      it->mode = FieldMode::kNullable;
+      changed = true;
+    }
+    if (it->type == FieldType::kRecord) {
+      absl::StatusOr<bool> nested =
+          UpdateFields(it->fields, want.fields, updates, path);
+      if (!nested.ok()) return nested.status();
+      changed = changed || *nested;
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<TableSchema>> UpdatedSchema(
+    const TableSchema& current, const TableSchema& wanted,
+    const SchemaUpdates& updates) {
+  TableSchema updated = current;
+  absl::StatusOr<bool> changed =
+      UpdateFields(updated.fields, wanted.fields, updates, "");
+  if (!changed.ok()) return changed.status();
+  if (!*changed) return std::nullopt;
+  return updated;
 }
 
 }  // namespace gcpstream::bigquery

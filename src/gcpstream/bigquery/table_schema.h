@@ -1,6 +1,7 @@
 #ifndef GCPSTREAM_BIGQUERY_TABLE_SCHEMA_H_
 #define GCPSTREAM_BIGQUERY_TABLE_SCHEMA_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,24 @@ nlohmann::json TableSchemaToJson(const TableSchema& schema);
 // changed otherwise.
 absl::Status CheckCompatibleChange(const TableSchema& current,
                                    const TableSchema& next);
+
+// Which changes a sink may make to a table whose schema lags behind its own
+// (option schema-update-options).
+struct SchemaUpdates {
+  // Columns of `wanted` the table lacks, at any depth, added (NULLABLE or
+  // REPEATED ones; a REQUIRED one cannot be added and is an error).
+  bool add_fields = false;
+  // REQUIRED columns that `wanted` has NULLABLE, relaxed.
+  bool relax_fields = false;
+};
+
+// `current` with the changes `updates` allows toward `wanted`, or nullopt
+// when there are none. Columns only `current` has are kept; type changes
+// are not made (writes then refuse the values). FailedPrecondition names a
+// REQUIRED column that would have to be added.
+absl::StatusOr<std::optional<TableSchema>> UpdatedSchema(
+    const TableSchema& current, const TableSchema& wanted,
+    const SchemaUpdates& updates);
 
 }  // namespace gcpstream::bigquery
 

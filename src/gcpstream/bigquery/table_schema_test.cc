@@ -83,5 +83,51 @@ TEST(TableSchemaTest, AllowsOnlyAdditionsAndRelaxations) {
               HasSubstr("'r.x' would be dropped"));
 }
 
+TEST(TableSchemaTest, UpdatesAddAndRelaxOnlyWhatTheyAllow) {
+  const TableSchema table{
+      {{.name = "id", .type = FieldType::kInt64, .mode = FieldMode::kRequired},
+       {.name = "note", .mode = FieldMode::kRequired},
+       {.name = "r", .type = FieldType::kRecord, .fields = {{.name = "x"}}},
+       {.name = "only_in_table"}}};
+  TableSchema wanted{
+      {{.name = "ID", .type = FieldType::kInt64, .mode = FieldMode::kRequired},
+       {.name = "note"},
+       {.name = "r",
+        .type = FieldType::kRecord,
+        .fields = {{.name = "x"}, {.name = "y"}}},
+       {.name = "tags", .mode = FieldMode::kRepeated}}};
+
+  absl::StatusOr<std::optional<TableSchema>> none =
+      UpdatedSchema(table, wanted, {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+
+  absl::StatusOr<std::optional<TableSchema>> added =
+      UpdatedSchema(table, wanted, {.add_fields = true});
+  ASSERT_TRUE(added.ok() && added->has_value()) << added.status();
+  const TableSchema& with_fields = **added;
+  ASSERT_EQ(with_fields.fields.size(), 5u);
+  EXPECT_EQ(with_fields.fields[1].mode, FieldMode::kRequired);  // Not relaxed.
+  EXPECT_EQ(with_fields.fields[2].fields.size(), 2u);
+  EXPECT_EQ(with_fields.fields[3].name, "only_in_table");  // Kept.
+  EXPECT_EQ(with_fields.fields[4].name, "tags");
+  EXPECT_TRUE(CheckCompatibleChange(table, with_fields).ok());
+
+  absl::StatusOr<std::optional<TableSchema>> relaxed =
+      UpdatedSchema(table, wanted, {.relax_fields = true});
+  ASSERT_TRUE(relaxed.ok() && relaxed->has_value());
+  EXPECT_EQ((*relaxed)->fields.size(), 4u);  // Nothing added.
+  EXPECT_EQ((*relaxed)->fields[1].mode, FieldMode::kNullable);
+  EXPECT_EQ((*relaxed)->fields[0].mode, FieldMode::kRequired);
+
+  wanted.fields.push_back({.name = "must", .mode = FieldMode::kRequired});
+  absl::StatusOr<std::optional<TableSchema>> refused =
+      UpdatedSchema(table, wanted, {.add_fields = true});
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("column 'must' is missing from the table and is "
+                        "REQUIRED"));
+}
+
 }  // namespace
 }  // namespace gcpstream::bigquery

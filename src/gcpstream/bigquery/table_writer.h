@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "gcpstream/bigquery/bigquery_write_stub.h"
 #include "gcpstream/bigquery/row_format.h"
 #include "gcpstream/bigquery/table_destination.h"
@@ -57,6 +58,8 @@ class TableWriter {
   // connections, and whether it waits for one.
   bool appending = false;
   bool waiting = false;
+  // When this writer patched the table's schema (InfinitePast: never).
+  absl::Time schema_updated_at = absl::InfinitePast();
   const TableSchema& schema() const { return schema_; }
 
   // Set on the table's first record (by the serializer).
