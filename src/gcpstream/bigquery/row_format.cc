@@ -22,7 +22,8 @@ void AddGeneratedFile(const char* name,
 
 }  // namespace
 
-std::string RowFormat::RowAsJson(const std::string& row) const {
+std::unique_ptr<google::protobuf::Message> RowFormat::ParseRow(
+    const std::string& row) const {
   if (pool_ == nullptr) {
     pool_ = std::make_unique<google::protobuf::DescriptorPool>();
     AddGeneratedFile("google/protobuf/descriptor.proto", *pool_);
@@ -38,19 +39,22 @@ std::string RowFormat::RowAsJson(const std::string& row) const {
       factory_ = std::make_unique<google::protobuf::DynamicMessageFactory>();
     }
   }
-  const auto raw = [&row] {
-    return absl::StrCat(R"({"row_base64":")", absl::Base64Escape(row), R"("})");
-  };
-  if (message_ == nullptr) return raw();
+  if (message_ == nullptr) return nullptr;
   std::unique_ptr<google::protobuf::Message> message(
       factory_->GetPrototype(message_)->New());
-  if (!message->ParseFromString(row)) return raw();
+  if (!message->ParseFromString(row)) return nullptr;
+  return message;
+}
+
+std::string RowFormat::RowAsJson(const std::string& row) const {
+  std::unique_ptr<google::protobuf::Message> message = ParseRow(row);
   std::string json;
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
-  if (!google::protobuf::util::MessageToJsonString(*message, &json, options)
+  if (message == nullptr ||
+      !google::protobuf::util::MessageToJsonString(*message, &json, options)
            .ok()) {
-    return raw();
+    return absl::StrCat(R"({"row_base64":")", absl::Base64Escape(row), R"("})");
   }
   return json;
 }

@@ -34,6 +34,10 @@ class RowFormat {
   // dead-letter queue); the row's bytes in base64 when they do not parse.
   // Task thread only: the descriptor pool is built on first use.
   std::string RowAsJson(const std::string& row) const;
+  // The encoded row as a message of the writer schema, or null when it
+  // does not parse. Task thread only, as RowAsJson().
+  std::unique_ptr<google::protobuf::Message> ParseRow(
+      const std::string& row) const;
 
  private:
   google::protobuf::DescriptorProto descriptor_;
