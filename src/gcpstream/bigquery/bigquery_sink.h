@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "gcpstream/bigquery/bigquery_load_committer.h"
 #include "gcpstream/bigquery/bigquery_sink_options.h"
 #include "gcpstream/bigquery/bigquery_stream_committer.h"
 #include "gcpstream/bigquery/bigquery_write_engine.h"
@@ -35,14 +36,19 @@ struct BigQuerySinkTraits {
     return BigQueryWriteEngine::Create(options, context, std::move(handler));
   }
 
-  // Exactly-once commits each checkpoint's streams; the default stream
-  // needs no committer.
+  // Exactly-once commits each checkpoint's streams, file loads load its
+  // files; the default stream needs no committer.
   static std::unique_ptr<runtime::Committer> CreateCommitter(
       const Options& options) {
-    if (options.write_method != WriteMethod::kStorageApiExactlyOnce) {
-      return nullptr;
+    switch (options.write_method) {
+      case WriteMethod::kStorageApiExactlyOnce:
+        return std::make_unique<BigQueryStreamCommitter>(options);
+      case WriteMethod::kFileLoads:
+        return std::make_unique<BigQueryLoadCommitter>(options);
+      case WriteMethod::kStorageApiAtLeastOnce:
+        break;
     }
-    return std::make_unique<BigQueryStreamCommitter>(options);
+    return nullptr;
   }
 
   static absl::Status WriteRecord(Engine& engine, const Serializer& serializer,
@@ -98,7 +104,9 @@ struct BigQuerySinkTraits {
 // checkpoint) returns once every row is appended or routed, and a replay
 // after a restart may append rows again. storage-api-exactly-once: PENDING
 // streams committed by the sink's committer once their checkpoint is
-// durable. See docs/bigquery.md for options, failures and metrics.
+// durable. file-loads: staged newline-delimited JSON files loaded by one
+// load job per table once their checkpoint is durable. See
+// docs/bigquery.md for options, failures and metrics.
 template <typename T>
 using BigQuerySink = connector::BatchingSink<T, BigQuerySinkTraits<T>>;
 

@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "gcpstream/storage/storage_client.h"
 
 namespace gcpstream::bigquery {
 namespace {
@@ -89,18 +91,96 @@ absl::Status CheckTableDefinition(const BigQuerySinkOptions& options) {
   return status;
 }
 
+// A target with no credentials of its own takes the channel's.
+rest::RestTargetOptions WithChannelCredentials(
+    rest::RestTargetOptions target, const BigQuerySinkOptions& options) {
+  if (target.credentials.service_account_key_file.empty() &&
+      target.credentials.quota_project.empty()) {
+    target.credentials = options.channel.credentials;
+  }
+  return target;
+}
+
+absl::Status CheckFileLoadOptions(const BigQuerySinkOptions& options) {
+  const bool file_loads = options.write_method == WriteMethod::kFileLoads;
+  if (!file_loads) {
+    if (options.staging_path.empty()) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        "option '", kStagingPathKey, "' is set but option '", kWriteMethodKey,
+        "' is '", kWriteMethodOption.Name(options.write_method),
+        "', which stages nothing; set it to '",
+        kWriteMethodOption.Name(WriteMethod::kFileLoads),
+        "' or remove the staging path"));
+  }
+  absl::Status status;
+  if (options.staging_path.empty()) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "option '", kWriteMethodKey, "' is '",
+        kWriteMethodOption.Name(WriteMethod::kFileLoads), "', which needs '",
+        kStagingPathKey,
+        "': a gs://BUCKET/PREFIX the load jobs read staged files from")));
+  } else if (absl::StatusOr<StagingLocation> location =
+                 ParseStagingPath(options.staging_path);
+             !location.ok()) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "option '", kStagingPathKey, "': ", location.status().message())));
+  }
+  status.Update(InRange(kMaxStagingFileBytesKey, options.max_staging_file_bytes,
+                        int64_t{4} << 30));
+  status.Update(
+      CheckDurationOption(options.load_job_timeout, kLoadJobTimeoutKey));
+  return status;
+}
+
 }  // namespace
 
-absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options) {
-  if (options.write_method == WriteMethod::kFileLoads) {
-    return absl::UnimplementedError(absl::StrCat(
-        options.name, ": option '", kWriteMethodKey, "' is '",
-        kWriteMethodOption.Name(options.write_method),
-        "', which this version does not implement yet; use '",
-        kWriteMethodOption.Name(WriteMethod::kStorageApiAtLeastOnce), "' or '",
-        kWriteMethodOption.Name(WriteMethod::kStorageApiExactlyOnce),
-        "' (docs/bigquery.md)"));
+absl::StatusOr<StagingLocation> ParseStagingPath(absl::string_view path) {
+  absl::string_view rest = path;
+  if (!absl::ConsumePrefix(&rest, "gs://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path,
+                     "' is not a gs:// path: write gs://BUCKET or "
+                     "gs://BUCKET/PREFIX"));
   }
+  const size_t slash = rest.find('/');
+  StagingLocation location{.bucket = std::string(rest.substr(0, slash))};
+  if (location.bucket.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' names no bucket"));
+  }
+  if (slash != absl::string_view::npos) {
+    absl::string_view prefix = rest.substr(slash + 1);
+    while (absl::ConsumeSuffix(&prefix, "/")) {
+    }
+    if (!prefix.empty()) location.prefix = absl::StrCat(prefix, "/");
+  }
+  return location;
+}
+
+absl::StatusOr<rest::RestClientOptions> TablesRestOptions(
+    const BigQuerySinkOptions& options) {
+  absl::StatusOr<rest::RestClientOptions> client = rest::ResolveRestTarget(
+      BigQueryRestService(),
+      WithChannelCredentials(options.tables_target, options));
+  if (client.ok()) return client;
+  return absl::Status(client.status().code(),
+                      absl::StrCat(options.name, ": the tables API: ",
+                                   client.status().message()));
+}
+
+absl::StatusOr<rest::RestClientOptions> StorageRestOptions(
+    const BigQuerySinkOptions& options) {
+  absl::StatusOr<rest::RestClientOptions> client = rest::ResolveRestTarget(
+      storage::StorageRestService(),
+      WithChannelCredentials(options.storage_target, options));
+  if (client.ok()) return client;
+  return absl::Status(
+      client.status().code(),
+      absl::StrCat(options.name, ": Cloud Storage (option '", kStagingPathKey,
+                   "'): ", client.status().message()));
+}
+
+absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options) {
   absl::Status status;
   status.Update(InRange(kMaxBatchRowsKey, options.max_batch_rows, 1'000'000));
   status.Update(
@@ -120,6 +200,7 @@ absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options) {
                                       kDestinationIdleTimeoutKey));
   }
   status.Update(CheckTableDefinition(options));
+  status.Update(CheckFileLoadOptions(options));
   for (const std::string& update : options.schema_update_options) {
     if (update != kAllowFieldAddition && update != kAllowFieldRelaxation) {
       status.Update(absl::InvalidArgumentError(absl::StrCat(
@@ -219,6 +300,18 @@ connector::OptionTable<BigQuerySinkOptions> BigQuerySinkOptionTable() {
             return o.schema_update_options;
           },
           "unset (tables are not changed)", "[allow-field-addition]"),
+      connector::StringOption<O>(
+          kStagingPathKey, [](O& o) -> std::string& { return o.staging_path; },
+          "unset (required by `file-loads`)",
+          "gs://my-bucket/bigquery-staging"),
+      IntOption<O>(
+          kMaxStagingFileBytesKey,
+          [](O& o) -> int64_t& { return o.max_staging_file_bytes; }, "16 MiB",
+          "67108864", 1, int64_t{4} << 30),
+      DurationOption<O>(
+          kLoadJobTimeoutKey,
+          [](O& o) -> absl::Duration& { return o.load_job_timeout; }, "1 h",
+          "2h"),
   });
   connector::AddSinkWriterOptions(table, defaults);
   return table;

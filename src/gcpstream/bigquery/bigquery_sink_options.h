@@ -38,6 +38,9 @@ inline constexpr char kClusteringKey[] = "clustering";
 inline constexpr char kSchemaUpdateOptionsKey[] = "schema-update-options";
 inline constexpr char kAllowFieldAddition[] = "allow-field-addition";
 inline constexpr char kAllowFieldRelaxation[] = "allow-field-relaxation";
+inline constexpr char kStagingPathKey[] = "staging-path";
+inline constexpr char kMaxStagingFileBytesKey[] = "max-staging-file-bytes";
+inline constexpr char kLoadJobTimeoutKey[] = "load-job-timeout";
 
 // An AppendRows request is at most 10 MB; rows are batched under 9 MiB so
 // the request's other fields always fit, and a single row over it is
@@ -112,9 +115,22 @@ struct BigQuerySinkOptions
   // ignore-unknown-fields: a record field that is no column is dropped
   // instead of making the record fail (JSON records).
   bool ignore_unknown_fields = false;
-  // The REST API's endpoint and credentials (tables, datasets); the
+  // The REST API's endpoint and credentials (tables, datasets, jobs); the
   // channel's credentials apply when this has none of its own.
   rest::RestTargetOptions tables_target{};
+  // file-loads: staging-path "gs://bucket[/prefix]" (required): where each
+  // writer stages its rows as newline-delimited JSON files, under
+  // <prefix>/<sink name>/<writer>/, until the checkpoint's load job read
+  // them. max-staging-file-bytes: a table's file is finished (uploaded)
+  // when the next row would take it past this, and at every checkpoint.
+  // load-job-timeout: how long a commit waits for one load job; expiry
+  // fails the commit, and the next attempt waits for the same job.
+  std::string staging_path{};
+  int64_t max_staging_file_bytes = int64_t{16} << 20;
+  absl::Duration load_job_timeout = absl::Hours(1);
+  // Cloud Storage's endpoint and credentials (file-loads staging); the
+  // channel's credentials apply when this has none of its own.
+  rest::RestTargetOptions storage_target{};
   // Resending appends refused with a transient code (UNAVAILABLE,
   // RESOURCE_EXHAUSTED, ...): 100 ms growing 2x to 60 s, 10 min in total.
   RetryOptions retry = {
@@ -135,6 +151,21 @@ absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options);
 
 // What schema-update-options allows (checked options only).
 SchemaUpdates AllowedSchemaUpdates(const BigQuerySinkOptions& options);
+
+// The REST client options of the tables and jobs API, and of Cloud Storage
+// (file-loads staging), for checked options.
+absl::StatusOr<rest::RestClientOptions> TablesRestOptions(
+    const BigQuerySinkOptions& options);
+absl::StatusOr<rest::RestClientOptions> StorageRestOptions(
+    const BigQuerySinkOptions& options);
+
+// A checked staging-path split into bucket and object prefix ("" or ending
+// in '/').
+struct StagingLocation {
+  std::string bucket;
+  std::string prefix{};
+};
+absl::StatusOr<StagingLocation> ParseStagingPath(absl::string_view path);
 
 // Every option above that a pipeline file sets (all but the name, the
 // schema, channel, clock, timer and stub), with docs defaults.

@@ -21,6 +21,8 @@
 #include "gcpstream/bigquery/tables_client.h"
 #include "gcpstream/rest/rest_client.h"
 #include "gcpstream/rest/rest_target.h"
+#include "gcpstream/storage/storage_client.h"
+#include "gcpstream/testing/test_emulators.h"
 #include "gtest/gtest.h"
 
 namespace gcpstream::bigquery::testing {
@@ -57,6 +59,43 @@ inline absl::StatusOr<std::vector<nlohmann::json>> ReadRows(
     page_token = page.value("pageToken", std::string());
   } while (!page_token.empty());
   return rows;
+}
+
+// Starts the Cloud Storage emulator (its files are what the BigQuery
+// emulator's load jobs read) and creates `bucket` unless it exists.
+inline absl::Status EnsureStagingBucket(const std::string& bucket) {
+  absl::StatusOr<std::string> host =
+      gcpstream::testing::TestEmulatorHost(emulators::EmulatorKind::kStorage);
+  if (!host.ok()) return host.status();
+  absl::StatusOr<rest::RestClientOptions> options =
+      rest::ResolveRestTarget(storage::StorageRestService(), {});
+  if (!options.ok()) return options.status();
+  absl::StatusOr<http::HttpResponse> created = rest::RestClient(*options).Send(
+      {.method = "POST",
+       .path = "/storage/v1/b?project=p",
+       .headers = {"Content-Type: application/json"},
+       .body = nlohmann::json{{"name", bucket}}.dump(),
+       .idempotent = false});
+  // 409 (ABORTED): an earlier test made it.
+  if (!created.ok() && created.status().code() != absl::StatusCode::kAborted) {
+    return created.status();
+  }
+  return absl::OkStatus();
+}
+
+// The names of the objects under `prefix` in the emulator's `bucket`.
+inline absl::StatusOr<std::vector<std::string>> StagedObjects(
+    const std::string& bucket, const std::string& prefix) {
+  absl::StatusOr<storage::StorageClient> client = storage::StorageClientFor();
+  if (!client.ok()) return client.status();
+  absl::StatusOr<std::vector<storage::ObjectMetadata>> objects =
+      client->List(bucket, prefix);
+  if (!objects.ok()) return objects.status();
+  std::vector<std::string> names;
+  for (const storage::ObjectMetadata& object : *objects) {
+    names.push_back(object.name);
+  }
+  return names;
 }
 
 // A dataset of its own per test run: the emulator outlives a test.

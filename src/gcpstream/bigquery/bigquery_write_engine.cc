@@ -68,23 +68,18 @@ BigQueryWriteEngine::Create(BigQuerySinkOptions options,
   if (absl::Status status = CheckBigQuerySinkOptions(options); !status.ok()) {
     return status;
   }
-  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
-      auth::MakeChannel(auth::Service::kBigQueryStorage, options.channel);
-  if (!channel.ok()) return channel.status();
-  rest::RestTargetOptions tables_target = options.tables_target;
-  if (tables_target.credentials.service_account_key_file.empty() &&
-      tables_target.credentials.quota_project.empty()) {
-    tables_target.credentials = options.channel.credentials;
+  // File loads speak REST only.
+  std::shared_ptr<grpc::Channel> channel;
+  if (options.write_method != WriteMethod::kFileLoads) {
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> made =
+        auth::MakeChannel(auth::Service::kBigQueryStorage, options.channel);
+    if (!made.ok()) return made.status();
+    channel = *std::move(made);
   }
-  absl::StatusOr<rest::RestClientOptions> tables =
-      rest::ResolveRestTarget(BigQueryRestService(), tables_target);
-  if (!tables.ok()) {
-    return absl::Status(tables.status().code(),
-                        absl::StrCat(options.name, ": the tables API: ",
-                                     tables.status().message()));
-  }
+  absl::StatusOr<rest::RestClientOptions> tables = TablesRestOptions(options);
+  if (!tables.ok()) return tables.status();
   auto engine = std::make_unique<BigQueryWriteEngine>(
-      ConstructorKey(), std::move(options), context, *std::move(channel),
+      ConstructorKey(), std::move(options), context, std::move(channel),
       *std::move(tables));
   if (absl::Status status = engine->Init(context, std::move(handler));
       !status.ok()) {
@@ -119,7 +114,8 @@ BigQueryWriteEngine::BigQueryWriteEngine(
                }),
       completions_(executor_),
       exactly_once_(options_.write_method ==
-                    WriteMethod::kStorageApiExactlyOnce) {}
+                    WriteMethod::kStorageApiExactlyOnce),
+      file_loads_(options_.write_method == WriteMethod::kFileLoads) {}
 
 BigQueryWriteEngine::~BigQueryWriteEngine() { Close(); }
 
@@ -154,7 +150,26 @@ absl::Status BigQueryWriteEngine::Init(
                                       *timer_, executor_, delay, options_.name);
                                 }});
   }
-  return RegisterMetrics();
+  if (absl::Status registered = RegisterMetrics(); !registered.ok()) {
+    return registered;
+  }
+  if (file_loads_) {
+    absl::StatusOr<rest::RestClientOptions> storage =
+        StorageRestOptions(options_);
+    if (!storage.ok()) return storage.status();
+    // A backoff serves the mailbox, as every wait of a writer does.
+    storage->sleep = [this](absl::Duration delay) {
+      return connector::SleepOnTask(*timer_, executor_, delay, options_.name);
+    };
+    absl::StatusOr<StagingLocation> location =
+        ParseStagingPath(options_.staging_path);
+    if (!location.ok()) return location.status();
+    staged_.emplace(
+        options_.name, context.subtask_index, *std::move(location),
+        storage::StorageClient(rest::RestClient(*std::move(storage))),
+        metrics_.staged);
+  }
+  return absl::OkStatus();
 }
 
 absl::Status BigQueryWriteEngine::RegisterMetrics() {
@@ -207,8 +222,20 @@ absl::Status BigQueryWriteEngine::RegisterMetrics() {
       .evicted_idle = evicted,
       .evicted_capacity = evicted,
   }));
-  stub_ = MakeBigQueryWriteStub(channel_, options_.make_stub,
-                                connector::LoggedAndTimed(options_.name, {}));
+  if (file_loads_) {
+    metrics_.staged = StagedFiles::Metrics{
+        .files = set.AddCounter(
+            "files_staged",
+            "Newline-delimited JSON files uploaded to the staging path "
+            "(file-loads)."),
+        .bytes = set.AddCounter("staged_bytes", "Bytes of the staged files."),
+        .rows = set.AddCounter("rows_staged", "Rows in the staged files."),
+    };
+  }
+  if (channel_ != nullptr) {
+    stub_ = MakeBigQueryWriteStub(channel_, options_.make_stub,
+                                  connector::LoggedAndTimed(options_.name, {}));
+  }
   return set.status();
 }
 
@@ -309,6 +336,14 @@ TableWriter* BigQueryWriteEngine::Acquire(const TableDestination& table) {
       return nullptr;
     }
     if (!acquired->must_wait) return acquired->state;
+    if (file_loads_) {
+      // Every table has an open file: finishing one frees its table.
+      if (absl::Status finished = FinishLeastRecentFile(); !finished.ok()) {
+        core_.Fail(finished);
+        return nullptr;
+      }
+      continue;
+    }
     if (exactly_once_ && in_flight_->empty()) {
       // Nothing is out, yet no table is clean: each holds its stream of
       // this checkpoint, released only by the checkpoint.
@@ -353,6 +388,7 @@ absl::Status BigQueryWriteEngine::RouteUnroutable(
 absl::Status BigQueryWriteEngine::Append(TableWriter& writer, std::string&& row,
                                          const WriterContext& context) {
   if (core_.failed()) return core_.failure();
+  if (file_loads_) return Stage(writer, row, context);
   const auto bytes = static_cast<int64_t>(row.size());
   if (bytes > kMaxRowBytes) {
     BigQueryFailedElement failed;
@@ -859,6 +895,11 @@ absl::Status BigQueryWriteEngine::Flush(bool end_of_input) {
     return drained;
   }
   if (!end_of_input) {
+    if (file_loads_) {
+      if (absl::Status finished = FinishIdleFiles(); !finished.ok()) {
+        return core_.Fail(finished);
+      }
+    }
     if (absl::Status swept = writers_.SweepIdle(clock_.Now()); !swept.ok()) {
       return core_.Fail(swept);
     }
@@ -868,6 +909,7 @@ absl::Status BigQueryWriteEngine::Flush(bool end_of_input) {
 
 absl::StatusOr<std::vector<std::string>> BigQueryWriteEngine::PrepareCommit(
     int64_t checkpoint_id) {
+  if (file_loads_) return PrepareLoads();
   std::vector<std::string> committables;
   if (!exactly_once_) return committables;
   if (core_.failed()) return core_.failure();

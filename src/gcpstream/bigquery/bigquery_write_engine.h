@@ -21,6 +21,7 @@
 #include "gcpstream/bigquery/bigquery_sink_options.h"
 #include "gcpstream/bigquery/bigquery_write_stub.h"
 #include "gcpstream/bigquery/row_serializer.h"
+#include "gcpstream/bigquery/staged_files.h"
 #include "gcpstream/bigquery/table_destination.h"
 #include "gcpstream/bigquery/table_writer.h"
 #include "gcpstream/bigquery/tables_client.h"
@@ -53,7 +54,10 @@ struct BigQueryFailedElement : FailedElement {};
 // offsets (a resend after an ambiguous end answers ALREADY_EXISTS: already
 // written); PrepareCommit() finalizes the streams and hands them to the
 // committer (BigQueryStreamCommitter), which makes them visible once the
-// checkpoint is durable.
+// checkpoint is durable. File loads: per table an open newline-delimited
+// JSON file, uploaded to the staging path when full, when the table idles
+// or makes room, and at each checkpoint; PrepareCommit() hands the files to
+// the committer (BigQueryLoadCommitter), which loads them.
 //
 // Threading: every public method runs on the writer's task thread; gRPC
 // callbacks only post mails to its mailbox.
@@ -147,6 +151,7 @@ class BigQueryWriteEngine {
     std::shared_ptr<Counter> streams_finalized;
     std::shared_ptr<Counter> appends_already_written;
     std::shared_ptr<Histogram> append_latency;
+    StagedFiles::Metrics staged{};  // File loads only.
   };
 
   absl::Status Init(const runtime::SinkWriterContext& context,
@@ -156,6 +161,18 @@ class BigQueryWriteEngine {
       const TableDestination& table);
   // The table's schema: read, or the table (and its dataset) created.
   absl::StatusOr<TableSchema> EnsureTable(const TableDestination& table);
+
+  // File loads (bigquery_file_loads.cc): the row as a line of the table's
+  // open file, routed when it has no JSON form; a full file is uploaded.
+  absl::Status Stage(TableWriter& writer, const std::string& row,
+                     const WriterContext& context);
+  // Uploads the table's open file, if it has rows.
+  absl::Status FinishFile(TableWriter& writer);
+  // Makes room: the file of the least recently used table with one.
+  absl::Status FinishLeastRecentFile();
+  // The files of tables unused for destination-idle-timeout.
+  absl::Status FinishIdleFiles();
+  absl::StatusOr<std::vector<std::string>> PrepareLoads();
 
   void SendOpen(TableWriter& writer);
   void SendAllOpen();
@@ -209,6 +226,10 @@ class BigQueryWriteEngine {
   connector::Completions completions_;
   const bool exactly_once_;
   std::optional<WriteStreamAdmin> admin_;  // Exactly-once only.
+  const bool file_loads_;
+  std::optional<StagedFiles> staged_;  // File loads only.
+  // File loads: bytes in open files, over every table.
+  int64_t open_file_bytes_ = 0;
   std::map<std::string, Connection> connections_;
   // Exactly-once: tables holding an append connection, and tables waiting
   // for one, first come first served.

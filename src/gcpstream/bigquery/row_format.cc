@@ -22,8 +22,7 @@ void AddGeneratedFile(const char* name,
 
 }  // namespace
 
-std::unique_ptr<google::protobuf::Message> RowFormat::ParseRow(
-    const std::string& row) const {
+const google::protobuf::Descriptor* RowFormat::MessageDescriptor() const {
   if (pool_ == nullptr) {
     pool_ = std::make_unique<google::protobuf::DescriptorPool>();
     AddGeneratedFile("google/protobuf/descriptor.proto", *pool_);
@@ -39,7 +38,12 @@ std::unique_ptr<google::protobuf::Message> RowFormat::ParseRow(
       factory_ = std::make_unique<google::protobuf::DynamicMessageFactory>();
     }
   }
-  if (message_ == nullptr) return nullptr;
+  return message_;
+}
+
+std::unique_ptr<google::protobuf::Message> RowFormat::ParseRow(
+    const std::string& row) const {
+  if (MessageDescriptor() == nullptr) return nullptr;
   std::unique_ptr<google::protobuf::Message> message(
       factory_->GetPrototype(message_)->New());
   if (!message->ParseFromString(row)) return nullptr;

@@ -38,6 +38,10 @@ class RowFormat {
   // does not parse. Task thread only, as RowAsJson().
   std::unique_ptr<google::protobuf::Message> ParseRow(
       const std::string& row) const;
+  // The writer schema's message in this format's own descriptor pool (what
+  // ParseRow() answers with), or null when the descriptor does not build.
+  // Task thread only, as RowAsJson().
+  const google::protobuf::Descriptor* MessageDescriptor() const;
 
  private:
   google::protobuf::DescriptorProto descriptor_;

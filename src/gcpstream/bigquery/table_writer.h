@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "gcpstream/bigquery/bigquery_write_stub.h"
+#include "gcpstream/bigquery/json_line_writer.h"
 #include "gcpstream/bigquery/row_format.h"
 #include "gcpstream/bigquery/table_destination.h"
 #include "gcpstream/bigquery/table_schema.h"
@@ -26,7 +28,8 @@ struct RowBatch {
 // One table's state in a writer: its schema, the format its rows are
 // encoded in, the open batch, and how many appends are out for it; under
 // exactly-once also the checkpoint's PENDING stream, the offset of its next
-// row and the batches waiting for the append before them. Task thread only.
+// row and the batches waiting for the append before them; under file-loads
+// the open staging file instead of a batch. Task thread only.
 class TableWriter {
  public:
   // At-least-once writers append to the table's default stream; an
@@ -96,6 +99,14 @@ class TableWriter {
     return std::move(open_);
   }
 
+  // File-loads: the open staging file (newline-delimited JSON), its rows,
+  // when its last row came, and the writer of its lines (made on the first
+  // row).
+  std::string& file() { return file_; }
+  int64_t file_rows = 0;
+  absl::Time file_used_at = absl::InfinitePast();
+  std::optional<JsonLineWriter> json_lines;
+
   void AppendStarted() { ++appends_; }
   void AppendEnded() { --appends_; }
   int64_t appends() const { return appends_; }
@@ -104,7 +115,7 @@ class TableWriter {
   // checkpoint: safe to release.
   bool IsClean() const {
     return open_rows_ == 0 && appends_ == 0 && ready_.empty() &&
-           (!exactly_once_ || stream_.empty());
+           file_rows == 0 && (!exactly_once_ || stream_.empty());
   }
   // Nothing is held per table beyond memory: the stream is the engine's.
   static absl::Status Release() { return absl::OkStatus(); }
@@ -122,6 +133,7 @@ class TableWriter {
   int64_t open_rows_ = 0;
   int64_t open_bytes_ = 0;
   int64_t appends_ = 0;
+  std::string file_;
 };
 
 }  // namespace gcpstream::bigquery

@@ -60,6 +60,9 @@ absl::StatusOr<TableInfo> TableInfoFromJson(const std::string& body,
     }
     info.time_partitioning = std::move(out);
   }
+  if (json.contains("location") && json["location"].is_string()) {
+    info.location = json["location"].get<std::string>();
+  }
   if (json.contains("clustering") && json["clustering"].is_object()) {
     for (const Json& field :
          json["clustering"].value("fields", Json::array())) {

@@ -42,6 +42,8 @@ struct TableInfo {
   std::optional<int64_t> num_rows;
   std::optional<TimePartitioning> time_partitioning;
   std::vector<std::string> clustering;
+  // Where the table's data lives ("US", "europe-west1"), when the API says.
+  std::string location;
 };
 
 // BigQuery's REST API (tables and datasets) on a RestClient: production

@@ -4,7 +4,9 @@
 // sample-orders rules predict; orders without a region do not fit the
 // REQUIRED column and are dead-lettered with the column named. The same file
 // with write-method storage-api-exactly-once lands the same rows through
-// PENDING streams and the sink's committer.
+// PENDING streams and the sink's committer, and
+// examples/bigquery-file-loads.yaml through staged files and load jobs,
+// leaving its staging bucket empty.
 
 #include <unistd.h>
 
@@ -53,11 +55,15 @@ TEST_P(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
                            write_method + "-" + std::to_string(getpid());
   fs::remove_all(root);
   fs::create_directories(root);
-  std::ifstream example(GCPSTREAM_BIGQUERY_EXAMPLE);
+  const bool file_loads = write_method == "file-loads";
+  std::ifstream example(file_loads ? GCPSTREAM_BIGQUERY_FILE_LOADS_EXAMPLE
+                                   : GCPSTREAM_BIGQUERY_EXAMPLE);
   const std::string yaml((std::istreambuf_iterator<char>(example)),
                          std::istreambuf_iterator<char>());
   ASSERT_THAT(yaml, HasSubstr("/tmp/gcpstream-bigquery-example"));
-  ASSERT_THAT(yaml, HasSubstr("write-method: storage-api-at-least-once"));
+  if (!file_loads) {
+    ASSERT_THAT(yaml, HasSubstr("write-method: storage-api-at-least-once"));
+  }
   std::ofstream(root + "/example.yaml") << absl::StrReplaceAll(
       yaml, {{"/tmp/gcpstream-bigquery-example", root},
              {"write-method: storage-api-at-least-once",
@@ -74,6 +80,11 @@ TEST_P(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
         outcome.output,
         HasSubstr(absl::StrFormat(
             "bigquery table shop.orders_20261201%02d: %d rows", hour, rows)));
+  }
+  if (file_loads) {
+    EXPECT_THAT(
+        outcome.output,
+        HasSubstr("storage bucket bigquery-example-staging: 0 objects"));
   }
   int dead = 0;
   for (const auto& entry : fs::directory_iterator(root + "/dead-letters")) {
@@ -97,7 +108,8 @@ TEST_P(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
 
 INSTANTIATE_TEST_SUITE_P(WriteMethods, BigQueryExampleTest,
                          ::testing::Values("storage-api-at-least-once",
-                                           "storage-api-exactly-once"));
+                                           "storage-api-exactly-once",
+                                           "file-loads"));
 
 }  // namespace
 }  // namespace gcpstream::cli

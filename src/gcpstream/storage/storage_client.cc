@@ -72,12 +72,15 @@ absl::Status Mismatch(const std::string& bucket, const std::string& name,
 
 }  // namespace
 
+rest::RestService StorageRestService() {
+  return {.production_endpoint = "https://storage.googleapis.com",
+          .emulator_env = "STORAGE_EMULATOR_HOST"};
+}
+
 absl::StatusOr<StorageClient> StorageClientFor(
     const rest::RestTargetOptions& options) {
-  absl::StatusOr<rest::RestClientOptions> client = rest::ResolveRestTarget(
-      {.production_endpoint = "https://storage.googleapis.com",
-       .emulator_env = "STORAGE_EMULATOR_HOST"},
-      options);
+  absl::StatusOr<rest::RestClientOptions> client =
+      rest::ResolveRestTarget(StorageRestService(), options);
   if (!client.ok()) return client.status();
   return StorageClient(rest::RestClient(*std::move(client)));
 }

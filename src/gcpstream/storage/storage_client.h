@@ -113,6 +113,9 @@ class StorageClient {
 // emulator, plaintext and without credentials; otherwise
 // https://storage.googleapis.com with the credentials' tokens (by default
 // the process's application-default credentials, one cache per process).
+// Cloud Storage's JSON API, for rest::ResolveRestTarget.
+rest::RestService StorageRestService();
+
 absl::StatusOr<StorageClient> StorageClientFor(
     const rest::RestTargetOptions& options = {});
 

@@ -39,10 +39,11 @@ class IdRows final : public RowSerializer<int64_t> {
 
 int Run(const std::string& checkpoint_dir, const std::string& project,
         const std::string& dataset, int64_t records, double rate,
-        WriteMethod method) {
+        WriteMethod method, const std::string& staging_path) {
   BigQuerySinkOptions options;
   options.name = "bq";
   options.write_method = method;
+  options.staging_path = staging_path;
   options.max_batch_rows = 200;
   // Two writers with three tables each: turns for the append connections.
   options.max_append_connections = 2;
@@ -78,12 +79,14 @@ int main(int argc, char** argv) {
   int64_t records = 6000;
   double rate = 2000;
   std::string method;
+  std::string staging_path;
   app.add_option("--checkpoint-dir", checkpoint_dir)->required();
   app.add_option("--project", project)->required();
   app.add_option("--dataset", dataset)->required();
   app.add_option("--records", records);
   app.add_option("--rate", rate, "records per second, 0 for unlimited");
   app.add_option("--write-method", method)->required();
+  app.add_option("--staging-path", staging_path, "file-loads: gs://B/P");
   CLI11_PARSE(app, argc, argv);
   absl::StatusOr<gcpstream::bigquery::WriteMethod> write_method =
       gcpstream::bigquery::kWriteMethodOption.Parse(method);
@@ -92,5 +95,5 @@ int main(int argc, char** argv) {
     return 2;
   }
   return gcpstream::bigquery::Run(checkpoint_dir, project, dataset, records,
-                                  rate, *write_method);
+                                  rate, *write_method, staging_path);
 }

@@ -1,8 +1,8 @@
 // Kills a pipeline that writes BigQuery rows with SIGKILL at random moments,
 // restarts it on the same checkpoint directory, lets the last run finish,
-// and reads every row back: under storage-api-exactly-once each record's row
-// is there exactly once; under storage-api-at-least-once each is there, once
-// or more.
+// and reads every row back: under storage-api-exactly-once and file-loads
+// each record's row is there exactly once; under storage-api-at-least-once
+// each is there, once or more.
 
 #include <unistd.h>
 
@@ -14,6 +14,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gcpstream/bigquery/bigquery_test_util.h"
 #include "gcpstream/testing/crash_runs.h"
@@ -33,12 +34,17 @@ class BigQueryCrashTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BigQueryCrashTest, EveryRowLandsAndExactlyOnceLandsOnce) {
   const std::string& method = GetParam();
-  const bool exactly_once = method == "storage-api-exactly-once";
+  const bool exactly_once = method != "storage-api-at-least-once";
   ASSERT_TRUE(
       ::gcpstream::testing::TestEmulatorHost(emulators::EmulatorKind::kBigQuery)
           .ok());
-  const std::string dataset =
-      absl::StrCat(exactly_once ? "exactly_once_" : "at_least_once_", getpid());
+  std::string dataset = absl::StrCat(method, "_", getpid());
+  absl::StrReplaceAll({{"-", "_"}}, &dataset);
+  std::vector<std::string> staging;
+  if (method == "file-loads") {
+    ASSERT_TRUE(testing::EnsureStagingBucket("crash-staging").ok());
+    staging = {"--staging-path", absl::StrCat("gs://crash-staging/", dataset)};
+  }
   const std::string root = ::testing::TempDir() + "/bigquery-crash-" + method +
                            "-" + std::to_string(getpid());
   fs::remove_all(root);
@@ -46,13 +52,17 @@ TEST_P(BigQueryCrashTest, EveryRowLandsAndExactlyOnceLandsOnce) {
   const auto seed = static_cast<uint32_t>(absl::ToUnixMicros(absl::Now()));
   std::cout << "random seed " << seed << "\n";
 
+  std::vector<std::string> args = {"--checkpoint-dir", root + "/checkpoints",
+                                   "--project",        kProject,
+                                   "--dataset",        dataset,
+                                   "--records",        absl::StrCat(kRecords),
+                                   "--rate",           "1500",
+                                   "--write-method",   method};
+  args.insert(args.end(), staging.begin(), staging.end());
   absl::StatusOr<std::string> final_output =
       ::gcpstream::testing::RunWithRandomKills(
           {.program = GCPSTREAM_BIGQUERY_CRASH_PIPELINE,
-           .args = {"--checkpoint-dir", root + "/checkpoints", "--project",
-                    kProject, "--dataset", dataset, "--records",
-                    absl::StrCat(kRecords), "--rate", "1500", "--write-method",
-                    method},
+           .args = args,
            .checkpoint_dir = root + "/checkpoints",
            .log_dir = root,
            .kills = 5,
@@ -88,7 +98,8 @@ TEST_P(BigQueryCrashTest, EveryRowLandsAndExactlyOnceLandsOnce) {
 
 INSTANTIATE_TEST_SUITE_P(WriteMethods, BigQueryCrashTest,
                          ::testing::Values("storage-api-at-least-once",
-                                           "storage-api-exactly-once"));
+                                           "storage-api-exactly-once",
+                                           "file-loads"));
 
 }  // namespace
 }  // namespace gcpstream::bigquery

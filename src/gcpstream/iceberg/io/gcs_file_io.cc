@@ -8,23 +8,6 @@
 
 namespace gcpstream::iceberg {
 
-absl::StatusOr<std::pair<std::string, std::string>> ParseGcsUri(
-    const std::string& uri) {
-  absl::string_view rest = uri;
-  if (!absl::ConsumePrefix(&rest, "gs://")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", uri, "' is not a gs:// URI"));
-  }
-  const size_t slash = rest.find('/');
-  if (slash == 0 || slash == absl::string_view::npos ||
-      slash + 1 == rest.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", uri, "' names no object: write gs://BUCKET/OBJECT"));
-  }
-  return std::make_pair(std::string(rest.substr(0, slash)),
-                        std::string(rest.substr(slash + 1)));
-}
-
 absl::StatusOr<int64_t> GcsFileIO::Size(const std::string& uri) {
   auto parsed = ParseGcsUri(uri);
   if (!parsed.ok()) return parsed.status();

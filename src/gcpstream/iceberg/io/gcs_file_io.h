@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "gcpstream/iceberg/io/file_io.h"
+#include "gcpstream/storage/gcs_uri.h"
 #include "gcpstream/storage/storage_client.h"
 
 namespace gcpstream::iceberg {
@@ -59,10 +60,7 @@ class SchemeFileIO final : public FileIO {
   std::unique_ptr<GcsFileIO> gcs_;
 };
 
-// Splits "gs://bucket/a/b" into bucket and object name; InvalidArgument
-// naming the URI otherwise.
-absl::StatusOr<std::pair<std::string, std::string>> ParseGcsUri(
-    const std::string& uri);
+using storage::ParseGcsUri;
 
 }  // namespace gcpstream::iceberg
 
