@@ -40,6 +40,15 @@ struct ChannelTarget {
 absl::StatusOr<ChannelTarget> ResolveTarget(Service service,
                                             const ChannelOptions& options);
 
+// Initializes gRPC, and its callback completion queue, for the rest of the
+// process. Otherwise both are shut down when their last user goes and made
+// again for the next, and libgrpc 1.51's callback threads may outlive a
+// shutdown and abort the next start ("assertion failed: prior > 0" in
+// grpc_cq_internal_unref): seen between tests under load, and possible in a
+// pipeline whose writers all restart. MakeChannel() calls it; so do test
+// mains and the scripted server.
+void KeepGrpcInitialized();
+
 // Creates a channel to `target`, whose user agent starts with
 // "gcpstream/<version>". Production targets use gRPC's Google
 // application-default credentials (service-account key file, gcloud user

@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "gcpstream/bigquery/load_committable.h"
+#include "gcpstream/connector/metric_set.h"
 #include "gcpstream/runtime/stable_hash.h"
 #include "gcpstream/storage/gcs_uri.h"
 
@@ -52,6 +53,42 @@ std::string LoadJobId(const std::string& sink_name, int64_t checkpoint_id,
 
 BigQueryLoadCommitter::BigQueryLoadCommitter(BigQuerySinkOptions options)
     : options_(std::move(options)) {}
+
+void BigQueryLoadCommitter::Bind(const runtime::CommitterContext& context) {
+  if (context.metrics == nullptr) return;
+  MetricLabels labels;
+  labels.pipeline = context.pipeline;
+  labels.operator_name = context.sink_name;
+  connector::MetricSet set(*context.metrics, std::move(labels));
+  metrics_ = Metrics{
+      .started = set.AddCounter("load_jobs_started",
+                                "Load jobs the committer started."),
+      .found = set.AddCounter(
+          "load_jobs_found",
+          "Load jobs found started already (a commit run again) and waited "
+          "for instead of started."),
+      .failed = set.AddCounter(
+          "load_jobs_failed",
+          "Load jobs that ended with an error (the commit failed)."),
+      .rows = set.AddCounter("rows_loaded",
+                             "Staged rows of the load jobs that succeeded."),
+      .deleted = set.AddCounter(
+          "staged_files_deleted",
+          "Staged files deleted after their load job succeeded."),
+      .not_deleted = set.AddCounter(
+          "staged_files_not_deleted",
+          "Loaded staged files whose deletion failed (logged; left for a "
+          "lifecycle rule)."),
+      .duration = set.AddHistogram(
+          "load_job_duration_seconds",
+          "Seconds from looking a load job up to its end.",
+          {0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}),
+  };
+  if (!set.status().ok()) {
+    spdlog::warn("sink={} load-job metrics not exported: {}", options_.name,
+                 std::string(set.status().message()));
+  }
+}
 
 absl::Status BigQueryLoadCommitter::Open() {
   if (jobs_.has_value()) return absl::OkStatus();
@@ -138,7 +175,9 @@ absl::Status BigQueryLoadCommitter::LoadTable(int64_t checkpoint_id,
     const absl::Time started = absl::Now();
     absl::StatusOr<LoadJobState> job = RunJob(request);
     if (!job.ok()) return job.status();
+    metrics_.duration->Observe(absl::ToDoubleSeconds(absl::Now() - started));
     if (job->error.has_value()) {
+      metrics_.failed->Increment();
       return absl::Status(
           job->error->code(),
           absl::StrCat("load job ", request.job_id, " failed (its ",
@@ -156,6 +195,7 @@ absl::Status BigQueryLoadCommitter::LoadTable(int64_t checkpoint_id,
         absl::FormatDuration(absl::Now() - started));
     DeleteStaged(request.uris);
   }
+  metrics_.rows->Increment(static_cast<uint64_t>(rows));
   return absl::OkStatus();
 }
 
@@ -166,9 +206,14 @@ absl::StatusOr<LoadJobState> BigQueryLoadCommitter::RunJob(
   // would run a repeated id again (the emulator) never sees one.
   absl::StatusOr<LoadJobState> job =
       jobs_->Get(project, request.job_id, request.location);
-  if (!job.ok() && job.status().code() == absl::StatusCode::kNotFound) {
+  if (job.ok()) {
+    metrics_.found->Increment();
+  } else if (job.status().code() == absl::StatusCode::kNotFound) {
     job = jobs_->Insert(request);
-    if (!job.ok() && job.status().code() == absl::StatusCode::kAlreadyExists) {
+    if (job.ok()) {
+      metrics_.started->Increment();
+    } else if (job.status().code() == absl::StatusCode::kAlreadyExists) {
+      metrics_.found->Increment();
       job = jobs_->Get(project, request.job_id, request.location);
     }
   }
@@ -202,7 +247,10 @@ void BigQueryLoadCommitter::DeleteStaged(const std::vector<std::string>& uris) {
     absl::Status deleted = object.status();
     if (object.ok()) deleted = storage_->Delete(object->first, object->second);
     // Gone already: a replayed commit deleted it before.
-    if (!deleted.ok() && deleted.code() != absl::StatusCode::kNotFound) {
+    if (deleted.ok() || deleted.code() == absl::StatusCode::kNotFound) {
+      metrics_.deleted->Increment();
+    } else {
+      metrics_.not_deleted->Increment();
       spdlog::warn("sink={} staged file {} was loaded but not deleted: {}",
                    options_.name, uri, std::string(deleted.message()));
     }

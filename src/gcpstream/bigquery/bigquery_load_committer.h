@@ -2,12 +2,14 @@
 #define GCPSTREAM_BIGQUERY_BIGQUERY_LOAD_COMMITTER_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "gcpstream/base/metrics.h"
 #include "gcpstream/bigquery/bigquery_sink_options.h"
 #include "gcpstream/bigquery/load_jobs_client.h"
 #include "gcpstream/bigquery/tables_client.h"
@@ -43,6 +45,9 @@ class BigQueryLoadCommitter final : public runtime::Committer {
  public:
   explicit BigQueryLoadCommitter(BigQuerySinkOptions options);
 
+  // Registers the load-job metrics (labels: the pipeline, the sink,
+  // subtask 0). Unbound, it counts into metrics nobody reads.
+  void Bind(const runtime::CommitterContext& context) override;
   absl::Status Commit(int64_t checkpoint_id,
                       const std::vector<std::string>& committables) override;
 
@@ -54,7 +59,19 @@ class BigQueryLoadCommitter final : public runtime::Committer {
   absl::StatusOr<LoadJobState> RunJob(const LoadJobRequest& request);
   void DeleteStaged(const std::vector<std::string>& uris);
 
+  struct Metrics {
+    std::shared_ptr<Counter> started = std::make_shared<Counter>();
+    std::shared_ptr<Counter> found = std::make_shared<Counter>();
+    std::shared_ptr<Counter> failed = std::make_shared<Counter>();
+    std::shared_ptr<Counter> rows = std::make_shared<Counter>();
+    std::shared_ptr<Counter> deleted = std::make_shared<Counter>();
+    std::shared_ptr<Counter> not_deleted = std::make_shared<Counter>();
+    std::shared_ptr<Histogram> duration =
+        std::make_shared<Histogram>(std::vector<double>{});
+  };
+
   BigQuerySinkOptions options_;
+  Metrics metrics_;
   // Made on the first commit.
   std::optional<TablesClient> tables_;
   std::optional<LoadJobsClient> jobs_;

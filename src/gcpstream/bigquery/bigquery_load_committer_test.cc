@@ -280,18 +280,5 @@ TEST(ParseStagingPath, BucketAndPrefix) {
   EXPECT_FALSE(ParseStagingPath("gs:///a").ok());
 }
 
-TEST(CheckBigQuerySinkOptions, FileLoadsNeedAStagingPathAndOnlyThey) {
-  BigQuerySinkOptions options;
-  options.write_method = WriteMethod::kFileLoads;
-  absl::Status status = CheckBigQuerySinkOptions(options);
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(status.message(), HasSubstr("'staging-path'"));
-  options.staging_path = "gs://b/p";
-  EXPECT_TRUE(CheckBigQuerySinkOptions(options).ok());
-  options.write_method = WriteMethod::kStorageApiAtLeastOnce;
-  status = CheckBigQuerySinkOptions(options);
-  EXPECT_THAT(status.message(), HasSubstr("stages nothing"));
-}
-
 }  // namespace
 }  // namespace gcpstream::bigquery

@@ -253,5 +253,43 @@ TEST_F(BigQuerySinkIntegrationTest, SchemaUpdatesOnlyWhatTheOptionsAllow) {
   EXPECT_TRUE(by_id["2"]["note"].is_null());
 }
 
+// The emulator's answer to CDC rows (docs/bigquery.md, deviations): the
+// primary key is not kept and changes are not applied; each change is
+// appended as a row of its own.
+TEST_F(BigQuerySinkIntegrationTest, EmulatorAppendsChangesInsteadOfApplying) {
+  const std::string dataset = testing::FreshDataset("cdc");
+  BigQuerySinkOptions options;
+  options.name = "bq";
+  options.table.schema = TableSchema{
+      {{.name = "id", .type = FieldType::kInt64, .mode = FieldMode::kRequired},
+       {.name = "value"}}};
+  options.table.primary_key = {"id"};
+  options.change_type_field = "op";
+  options.change_sequence_field = "lsn";
+  auto failures = std::make_shared<std::vector<BigQueryFailedElement>>();
+  const TableDestination table(kProject, dataset, "changes");
+  BigQuerySink<Json> sink(options, table, JsonRows(),
+                          RecordingFactory(failures));
+  auto writer = sink.CreateWriter(task_.Context());
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  const std::vector<Json> records = {
+      {{"id", 1}, {"value", "a"}, {"op", "UPSERT"}, {"lsn", 1}},
+      {{"id", 1}, {"value", "b"}, {"op", "UPSERT"}, {"lsn", 2}},
+      {{"id", 2}, {"value", "c"}, {"op", "UPSERT"}, {"lsn", 3}},
+      {{"id", 2}, {"op", "DELETE"}, {"lsn", 4}}};
+  ASSERT_TRUE(task_.WriteAll(**writer, records).ok());
+  ASSERT_TRUE((*writer)->Flush(/*end_of_input=*/true).ok());
+  (*writer)->Close();
+  EXPECT_THAT(*failures, SizeIs(0));
+
+  absl::StatusOr<std::vector<Json>> rows = testing::ReadRows(table);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  // The service would hold one row: {id 1, value "b"}.
+  EXPECT_THAT(*rows, SizeIs(4));
+  for (const Json& row : *rows) {
+    EXPECT_FALSE(row.contains("_CHANGE_TYPE")) << row;
+  }
+}
+
 }  // namespace
 }  // namespace gcpstream::bigquery

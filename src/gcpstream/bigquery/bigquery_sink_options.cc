@@ -101,6 +101,56 @@ rest::RestTargetOptions WithChannelCredentials(
   return target;
 }
 
+absl::Status CheckChangeOptions(const BigQuerySinkOptions& options) {
+  absl::Status status;
+  const TableDefinition& table = options.table;
+  if (!table.primary_key.empty() && table.schema.fields.empty()) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "option '", kPrimaryKeyKey,
+        "' is for tables the sink creates, but it has no schema to create "
+        "them with")));
+  }
+  if (table.primary_key.size() > 16) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "option '", kPrimaryKeyKey, "' lists ", table.primary_key.size(),
+        " columns; a BigQuery primary key has at most 16")));
+  }
+  for (const std::string& column : table.primary_key) {
+    const FieldSchema* field = table.schema.Find(column);
+    if (!table.schema.fields.empty() &&
+        (field == nullptr || field->mode == FieldMode::kRepeated ||
+         field->type == FieldType::kRecord)) {
+      status.Update(absl::InvalidArgumentError(absl::StrCat(
+          "option '", kPrimaryKeyKey, "' names '", column,
+          "', which is no top-level, non-repeated column of the schema")));
+    }
+  }
+  if (options.change_type_field.empty()) {
+    if (!options.change_sequence_field.empty()) {
+      status.Update(absl::InvalidArgumentError(absl::StrCat(
+          "option '", kChangeSequenceFieldKey, "' is set without '",
+          kChangeTypeFieldKey, "'; CDC upserts need both or the type alone")));
+    }
+    return status;
+  }
+  if (options.write_method != WriteMethod::kStorageApiAtLeastOnce) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "option '", kChangeTypeFieldKey, "' (CDC upserts) needs option '",
+        kWriteMethodKey, "' '",
+        kWriteMethodOption.Name(WriteMethod::kStorageApiAtLeastOnce),
+        "': BigQuery applies changes from the default stream only, not '",
+        kWriteMethodOption.Name(options.write_method), "'")));
+  }
+  if (options.create_disposition == CreateDisposition::kCreateIfNeeded &&
+      !table.schema.fields.empty() && table.primary_key.empty()) {
+    status.Update(absl::InvalidArgumentError(absl::StrCat(
+        "option '", kChangeTypeFieldKey,
+        "' (CDC upserts) needs tables with a primary key: set option '",
+        kPrimaryKeyKey, "' for the tables the sink creates")));
+  }
+  return status;
+}
+
 absl::Status CheckFileLoadOptions(const BigQuerySinkOptions& options) {
   const bool file_loads = options.write_method == WriteMethod::kFileLoads;
   if (!file_loads) {
@@ -201,6 +251,7 @@ absl::Status CheckBigQuerySinkOptions(const BigQuerySinkOptions& options) {
   }
   status.Update(CheckTableDefinition(options));
   status.Update(CheckFileLoadOptions(options));
+  status.Update(CheckChangeOptions(options));
   for (const std::string& update : options.schema_update_options) {
     if (update != kAllowFieldAddition && update != kAllowFieldRelaxation) {
       status.Update(absl::InvalidArgumentError(absl::StrCat(
@@ -300,6 +351,18 @@ connector::OptionTable<BigQuerySinkOptions> BigQuerySinkOptionTable() {
             return o.schema_update_options;
           },
           "unset (tables are not changed)", "[allow-field-addition]"),
+      connector::StringListOption<O>(
+          kPrimaryKeyKey,
+          [](O& o) -> std::vector<std::string>& { return o.table.primary_key; },
+          "unset (no primary key)", "[region]"),
+      connector::StringOption<O>(
+          kChangeTypeFieldKey,
+          [](O& o) -> std::string& { return o.change_type_field; },
+          "unset (rows are appended)", "op"),
+      connector::StringOption<O>(
+          kChangeSequenceFieldKey,
+          [](O& o) -> std::string& { return o.change_sequence_field; },
+          "unset (applied in arrival order)", "lsn"),
       connector::StringOption<O>(
           kStagingPathKey, [](O& o) -> std::string& { return o.staging_path; },
           "unset (required by `file-loads`)",

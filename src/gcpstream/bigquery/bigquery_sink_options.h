@@ -12,6 +12,7 @@
 #include "gcpstream/base/rejection_confirmation.h"
 #include "gcpstream/base/retry_policy.h"
 #include "gcpstream/bigquery/bigquery_write_stub.h"
+#include "gcpstream/bigquery/change_columns.h"
 #include "gcpstream/bigquery/table_schema.h"
 #include "gcpstream/bigquery/tables_client.h"
 #include "gcpstream/connector/client_options.h"
@@ -38,6 +39,7 @@ inline constexpr char kClusteringKey[] = "clustering";
 inline constexpr char kSchemaUpdateOptionsKey[] = "schema-update-options";
 inline constexpr char kAllowFieldAddition[] = "allow-field-addition";
 inline constexpr char kAllowFieldRelaxation[] = "allow-field-relaxation";
+inline constexpr char kPrimaryKeyKey[] = "primary-key";
 inline constexpr char kStagingPathKey[] = "staging-path";
 inline constexpr char kMaxStagingFileBytesKey[] = "max-staging-file-bytes";
 inline constexpr char kLoadJobTimeoutKey[] = "load-job-timeout";
@@ -115,6 +117,14 @@ struct BigQuerySinkOptions
   // ignore-unknown-fields: a record field that is no column is dropped
   // instead of making the record fail (JSON records).
   bool ignore_unknown_fields = false;
+  // CDC upserts (storage-api-at-least-once, JSON records):
+  // change-type-field names the record field saying UPSERT or DELETE,
+  // change-sequence-field the one ordering changes of a key; they become
+  // the rows' _CHANGE_TYPE and _CHANGE_SEQUENCE_NUMBER. The table needs a
+  // primary key (`table.primary_key`, option primary-key, for tables the
+  // sink creates).
+  std::string change_type_field{};
+  std::string change_sequence_field{};
   // The REST API's endpoint and credentials (tables, datasets, jobs); the
   // channel's credentials apply when this has none of its own.
   rest::RestTargetOptions tables_target{};

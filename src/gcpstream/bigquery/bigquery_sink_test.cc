@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "gcpstream/bigquery/row_test_util.h"
 #include "gcpstream/bigquery/scripted_bigquery_fixture.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -14,6 +16,7 @@ namespace gcpstream::bigquery {
 namespace {
 
 using ::gcpstream::testing::ReceivedRequest;
+using ::gcpstream::testing::RecordingFactory;
 using testing::Appended;
 using testing::AppendRowsRequest;
 using testing::AppendRowsResponse;
@@ -202,6 +205,77 @@ TEST_F(BigQuerySinkTest, WithoutTheOptionTheTableIsLeftAlone) {
   ASSERT_TRUE(WriteValues({"a"}, options).ok());
   EXPECT_EQ(task_.Metric("table_schemas_updated"), "0");
   EXPECT_THAT(tables_->WaitFor(2, absl::Milliseconds(200)), SizeIs(1));
+}
+
+// CDC upserts: a table the sink creates gets the primary key, and every
+// row carries _CHANGE_TYPE and _CHANGE_SEQUENCE_NUMBER after its columns;
+// a delete needs only its key.
+TEST_F(BigQuerySinkTest, ChangeRowsCarryThePseudoColumnsAndTablesAKey) {
+  auto tables = gcpstream::testing::HttpReceiver::Start(
+      [](const ReceivedRequest& request) {
+        if (request.method == "GET") {
+          return gcpstream::testing::HttpAnswer{.status = 404, .body = "{}"};
+        }
+        return gcpstream::testing::HttpAnswer{.status = 200,
+                                              .body = request.body};
+      });
+  ASSERT_TRUE(tables.ok());
+  BigQuerySinkOptions options = Options();
+  options.tables_target.endpoint =
+      absl::StrCat("http://127.0.0.1:", (*tables)->port());
+  options.table.schema = TableSchema{
+      {{.name = "id", .type = FieldType::kInt64, .mode = FieldMode::kRequired},
+       {.name = "value", .mode = FieldMode::kRequired}}};
+  options.table.primary_key = {"id"};
+  options.change_type_field = "op";
+  options.change_sequence_field = "lsn";
+  server_->SetDefault(kAppendRows,
+                      ::gcpstream::testing::Typed<AppendRowsRequest>(
+                          [](const AppendRowsRequest&) { return Appended(); }));
+  BigQuerySink<Json> sink(options, TableDestination("p", "d", "t"), JsonRows(),
+                          RecordingFactory(failures_));
+  auto writer = sink.CreateWriter(task_.Context());
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_TRUE(
+      task_
+          .WriteAll(**writer,
+                    {{{"id", 1}, {"value", "a"}, {"op", "UPSERT"}, {"lsn", 10}},
+                     {{"id", 1}, {"op", "delete"}, {"lsn", 11}},
+                     {{"id", 2}, {"value", "b"}, {"op", "MERGE"}, {"lsn", 12}}})
+          .ok());
+  (*writer)->Close();
+
+  bool created = false;
+  for (const ReceivedRequest& request :
+       (*tables)->WaitFor(0, absl::ZeroDuration())) {
+    if (request.method != "POST" ||
+        !absl::EndsWith(request.target, "/tables")) {
+      continue;
+    }
+    created = true;
+    EXPECT_EQ(Json::parse(request.body)["tableConstraints"],
+              Json::parse(R"({"primaryKey": {"columns": ["id"]}})"));
+  }
+  EXPECT_TRUE(created);
+  const std::vector<AppendRowsRequest> sent = Sent();
+  ASSERT_THAT(sent, SizeIs(1));
+  const auto& descriptor =
+      sent[0].proto_rows().writer_schema().proto_descriptor();
+  ASSERT_EQ(descriptor.field_size(), 4);
+  EXPECT_EQ(descriptor.field(2).name(), "_CHANGE_TYPE");
+  EXPECT_EQ(descriptor.field(3).name(), "_CHANGE_SEQUENCE_NUMBER");
+  testing::RowReader reader(descriptor);
+  const auto& rows = sent[0].proto_rows().rows().serialized_rows();
+  ASSERT_EQ(rows.size(), 2);
+  EXPECT_EQ(reader.Text(rows[0]),
+            "id: 1 value: \"a\" _CHANGE_TYPE: \"UPSERT\" "
+            "_CHANGE_SEQUENCE_NUMBER: \"A\" ");
+  EXPECT_EQ(reader.Text(rows[1]),
+            "id: 1 _CHANGE_TYPE: \"DELETE\" _CHANGE_SEQUENCE_NUMBER: \"B\" ");
+  // A change type that is none is the record's failure.
+  ASSERT_THAT(*failures_, SizeIs(1));
+  EXPECT_THAT((*failures_)[0].status.message(),
+              HasSubstr("\"MERGE\" is no change type"));
 }
 
 }  // namespace

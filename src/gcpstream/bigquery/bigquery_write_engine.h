@@ -110,7 +110,9 @@ class BigQueryWriteEngine {
 
   const BigQuerySinkOptions& options() const { return options_; }
   RowFormatOptions format_options() const {
-    return {.ignore_unknown_fields = options_.ignore_unknown_fields};
+    return {.ignore_unknown_fields = options_.ignore_unknown_fields,
+            .change_type_field = options_.change_type_field,
+            .change_sequence_field = options_.change_sequence_field};
   }
 
   // Sends every batch and returns once every row is written or routed and

@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "gcpstream/bigquery/change_columns.h"
 #include "gcpstream/bigquery/civil_values.h"
 #include "gcpstream/bigquery/row_descriptor.h"
 
@@ -72,6 +73,8 @@ std::string Shown(const Json& value) {
 
 struct Context {
   const JsonRowEncoderOptions& options;
+  // A CDC delete needs only its key: REQUIRED columns may be missing.
+  bool deleting = false;
 };
 
 absl::Status EncodeFields(const std::vector<FieldSchema>& fields,
@@ -273,7 +276,7 @@ absl::Status EncodeField(const FieldSchema& field, int number,
                          const Json* value, const std::string& path,
                          const Context& context, std::string& out) {
   if (value == nullptr || value->is_null()) {
-    if (field.mode == FieldMode::kRequired) {
+    if (field.mode == FieldMode::kRequired && !context.deleting) {
       return Refuse(path, field,
                     "the column is REQUIRED and the record has "
                     "no value for it");
@@ -329,7 +332,10 @@ absl::Status EncodeFields(const std::vector<FieldSchema>& fields,
   }
   if (matched < object.size() && !context.options.ignore_unknown_fields) {
     for (auto entry = object.begin(); entry != object.end(); ++entry) {
-      bool known = false;
+      // The CDC fields are the row's, not columns.
+      bool known = parent.empty() &&
+                   (entry.key() == context.options.change_type_field ||
+                    entry.key() == context.options.change_sequence_field);
       for (const FieldSchema& field : fields) {
         known = known || absl::EqualsIgnoreCase(entry.key(), field.name);
       }
@@ -346,13 +352,48 @@ absl::Status EncodeFields(const std::vector<FieldSchema>& fields,
   return absl::OkStatus();
 }
 
+// The record's value of CDC field `name` (option `key`), checked by
+// `parse`.
+absl::StatusOr<std::string> ChangeValue(
+    const Json& record, const std::string& name, absl::string_view key,
+    absl::StatusOr<std::string> (*parse)(const nlohmann::json&)) {
+  const auto it = record.find(name);
+  if (it == record.end() || it->is_null()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("field '", name, "' (option '", key,
+                     "') is missing: every record of a CDC sink needs it"));
+  }
+  absl::StatusOr<std::string> value = parse(*it);
+  if (!value.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "field '", name, "' (option '", key, "'): ", value.status().message()));
+  }
+  return value;
+}
+
+void AddChangeColumn(const char* name,
+                     google::protobuf::DescriptorProto& descriptor) {
+  google::protobuf::FieldDescriptorProto& field = *descriptor.add_field();
+  field.set_name(name);
+  field.set_number(descriptor.field_size());
+  field.set_type(google::protobuf::FieldDescriptorProto::TYPE_STRING);
+  field.set_label(google::protobuf::FieldDescriptorProto::LABEL_OPTIONAL);
+}
+
 }  // namespace
 
 JsonRowEncoder::JsonRowEncoder(TableSchema schema,
                                JsonRowEncoderOptions options)
     : schema_(std::move(schema)),
-      options_(options),
-      descriptor_(RowDescriptorFor(schema_)) {}
+      options_(std::move(options)),
+      descriptor_(RowDescriptorFor(schema_)) {
+  if (!options_.change_type_field.empty()) {
+    AddChangeColumn(kChangeTypeColumn, descriptor_);
+  }
+  if (!options_.change_sequence_field.empty()) {
+    AddChangeColumn(kChangeSequenceColumn, descriptor_);
+  }
+}
 
 absl::Status JsonRowEncoder::Encode(const nlohmann::json& record,
                                     std::string& out) const {
@@ -362,8 +403,34 @@ absl::Status JsonRowEncoder::Encode(const nlohmann::json& record,
         absl::StrCat("the record is not a JSON object but ", Shown(record),
                      "; each record becomes one row, its fields the columns"));
   }
-  const Context context{options_};
-  return EncodeFields(schema_.fields, record, "", context, out);
+  std::string change_type;
+  std::string sequence;
+  if (!options_.change_type_field.empty()) {
+    absl::StatusOr<std::string> value =
+        ChangeValue(record, options_.change_type_field, kChangeTypeFieldKey,
+                    ParseChangeType);
+    if (!value.ok()) return value.status();
+    change_type = *std::move(value);
+  }
+  if (!options_.change_sequence_field.empty()) {
+    absl::StatusOr<std::string> value =
+        ChangeValue(record, options_.change_sequence_field,
+                    kChangeSequenceFieldKey, ParseChangeSequence);
+    if (!value.ok()) return value.status();
+    sequence = *std::move(value);
+  }
+  const Context context{.options = options_,
+                        .deleting = change_type == "DELETE"};
+  if (absl::Status status =
+          EncodeFields(schema_.fields, record, "", context, out);
+      !status.ok()) {
+    return status;
+  }
+  // The pseudo-columns follow the columns (AddChangeColumn's numbers).
+  int number = static_cast<int>(schema_.fields.size());
+  if (!change_type.empty()) AppendBytes(++number, change_type, out);
+  if (!sequence.empty()) AppendBytes(++number, sequence, out);
+  return absl::OkStatus();
 }
 
 }  // namespace gcpstream::bigquery

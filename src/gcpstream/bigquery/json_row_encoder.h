@@ -15,6 +15,11 @@ namespace gcpstream::bigquery {
 struct JsonRowEncoderOptions {
   // A record field that is no column is dropped instead of refused.
   bool ignore_unknown_fields = false;
+  // CDC upserts: the record fields whose values become the rows'
+  // _CHANGE_TYPE and _CHANGE_SEQUENCE_NUMBER (empty: none). Each record
+  // must have them; they count as known fields.
+  std::string change_type_field{};
+  std::string change_sequence_field{};
 };
 
 // Encodes JSON objects as rows of one table for AppendRows, straight into
@@ -29,7 +34,9 @@ struct JsonRowEncoderOptions {
 // since the epoch; JSON any value (stored as its JSON text); GEOGRAPHY WKT
 // or GeoJSON text, or a GeoJSON object; RECORD an object; REPEATED an
 // array (null is an empty array). null or a missing field leaves a
-// NULLABLE column NULL and is refused for a REQUIRED one.
+// NULLABLE column NULL and is refused for a REQUIRED one. With CDC fields
+// the writer schema ends in the _CHANGE_TYPE (and _CHANGE_SEQUENCE_NUMBER)
+// pseudo-columns.
 class JsonRowEncoder {
  public:
   JsonRowEncoder(TableSchema schema, JsonRowEncoderOptions options);

@@ -134,5 +134,65 @@ TEST(JsonRowEncoderOptionsTest, UnknownFieldsCanBeIgnored) {
   EXPECT_EQ(testing::RowReader(encoder.descriptor()).Text(row), "a: \"x\" ");
 }
 
+// CDC upserts: the change fields become the pseudo-columns after the
+// table's columns; a delete needs only its key.
+class JsonRowEncoderChangeTest : public ::testing::Test {
+ protected:
+  JsonRowEncoderChangeTest()
+      : encoder_(TableSchema{{{.name = "id",
+                               .type = FieldType::kInt64,
+                               .mode = FieldMode::kRequired},
+                              {.name = "v",
+                               .type = FieldType::kString,
+                               .mode = FieldMode::kRequired}}},
+                 {.change_type_field = "op", .change_sequence_field = "lsn"}),
+        reader_(encoder_.descriptor()) {}
+
+  absl::StatusOr<std::string> Text(const Json& record) {
+    std::string row;
+    absl::Status status = encoder_.Encode(record, row);
+    if (!status.ok()) return status;
+    return reader_.Text(row);
+  }
+
+  JsonRowEncoder encoder_;
+  testing::RowReader reader_;
+};
+
+TEST_F(JsonRowEncoderChangeTest, ChangeColumnsFollowTheColumns) {
+  ASSERT_TRUE(reader_.ok());
+  EXPECT_EQ(*Text({{"id", 1}, {"v", "x"}, {"op", "upsert"}, {"lsn", 255}}),
+            "id: 1 v: \"x\" _CHANGE_TYPE: \"UPSERT\" "
+            "_CHANGE_SEQUENCE_NUMBER: \"FF\" ");
+  EXPECT_EQ(*Text({{"id", 2}, {"op", "DELETE"}, {"lsn", "1/ab"}}),
+            "id: 2 _CHANGE_TYPE: \"DELETE\" _CHANGE_SEQUENCE_NUMBER: "
+            "\"1/AB\" ");
+}
+
+TEST_F(JsonRowEncoderChangeTest, BadChangeFieldsAreTheRecordsFailure) {
+  const auto refusal = [&](const Json& record) {
+    absl::StatusOr<std::string> text = Text(record);
+    EXPECT_EQ(text.status().code(), absl::StatusCode::kInvalidArgument)
+        << record;
+    return std::string(text.status().message());
+  };
+  EXPECT_THAT(refusal({{"id", 1}, {"v", "x"}, {"lsn", 1}}),
+              HasSubstr("field 'op' (option 'change-type-field') is missing"));
+  EXPECT_THAT(refusal({{"id", 1}, {"v", "x"}, {"op", "MERGE"}, {"lsn", 1}}),
+              HasSubstr("\"MERGE\" is no change type"));
+  EXPECT_THAT(refusal({{"id", 1}, {"v", "x"}, {"op", "UPSERT"}}),
+              HasSubstr("field 'lsn' (option 'change-sequence-field')"));
+  for (const Json& lsn : {Json(-1), Json(1.5), Json("xyz"), Json("1/2/3/4/5"),
+                          Json(""), Json("11112222333344445"), Json("1//2")}) {
+    EXPECT_THAT(
+        refusal({{"id", 1}, {"v", "x"}, {"op", "UPSERT"}, {"lsn", lsn}}),
+        HasSubstr("is no change sequence number"))
+        << lsn;
+  }
+  // An upsert is a whole row: REQUIRED columns stay required.
+  EXPECT_THAT(refusal({{"id", 1}, {"op", "UPSERT"}, {"lsn", 1}}),
+              HasSubstr("column 'v' (STRING): the column is REQUIRED"));
+}
+
 }  // namespace
 }  // namespace gcpstream::bigquery

@@ -11,7 +11,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "gcpstream/base/writer_context.h"
+#include "gcpstream/bigquery/change_columns.h"
 #include "gcpstream/bigquery/json_row_encoder.h"
 #include "gcpstream/bigquery/row_descriptor.h"
 #include "gcpstream/bigquery/row_format.h"
@@ -22,6 +24,9 @@ namespace gcpstream::bigquery {
 // What the sink's options say about turning records into rows.
 struct RowFormatOptions {
   bool ignore_unknown_fields = false;
+  // CDC upserts: see BigQuerySinkOptions.
+  std::string change_type_field{};
+  std::string change_sequence_field{};
 };
 
 // How the BigQuery sink turns records of type T into rows (the kit's
@@ -56,7 +61,9 @@ class JsonRowSerializer final : public RowSerializer<T> {
       const TableSchema& schema,
       const RowFormatOptions& options) const override {
     JsonRowEncoder encoder(
-        schema, {.ignore_unknown_fields = options.ignore_unknown_fields});
+        schema, {.ignore_unknown_fields = options.ignore_unknown_fields,
+                 .change_type_field = options.change_type_field,
+                 .change_sequence_field = options.change_sequence_field});
     google::protobuf::DescriptorProto descriptor = encoder.descriptor();
     return std::make_shared<const RowFormat>(std::move(descriptor),
                                              std::move(encoder));
@@ -97,7 +104,13 @@ class ProtoRowSerializer final : public RowSerializer<T> {
 
   absl::StatusOr<std::shared_ptr<const RowFormat>> FormatFor(
       const TableSchema& /*schema*/,
-      const RowFormatOptions& /*options*/) const override {
+      const RowFormatOptions& options) const override {
+    if (!options.change_type_field.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "option '", kChangeTypeFieldKey,
+          "' applies to JSON records; give the message string fields named ",
+          kChangeTypeColumn, " and ", kChangeSequenceColumn, " instead"));
+    }
     absl::StatusOr<google::protobuf::DescriptorProto> descriptor =
         SelfContainedDescriptor(*M::descriptor());
     if (!descriptor.ok()) return descriptor.status();

@@ -101,6 +101,10 @@ absl::StatusOr<TableInfo> TablesClient::CreateTable(
     }
     body["timePartitioning"] = std::move(json);
   }
+  if (!definition.primary_key.empty()) {
+    body["tableConstraints"] = {
+        {"primaryKey", {{"columns", definition.primary_key}}}};
+  }
   if (!definition.clustering.empty()) {
     body["clustering"] = {{"fields", definition.clustering}};
   }

@@ -33,6 +33,8 @@ struct TableDefinition {
   std::optional<TimePartitioning> time_partitioning;
   // Up to four columns, in order.
   std::vector<std::string> clustering;
+  // The primary key (not enforced by BigQuery; CDC upserts need one).
+  std::vector<std::string> primary_key{};
 };
 
 // A table as the tables API describes it.

@@ -97,7 +97,8 @@ class DataStream {
     const std::string id =
         absl::StrCat("sink-", graph_->sinks.size(), "-", sink->name());
     graph_->sinks.push_back(PipelineGraph::SinkInfo{
-        id, this->parallelism(), [sink] { return sink->CreateCommitter(); }});
+        id, this->parallelism(), [sink] { return sink->CreateCommitter(); },
+        sink->name()});
     node_->AddConsumer([sink, id](BuildContext& context)
                            -> absl::StatusOr<std::shared_ptr<Output<T>>> {
       TaskContext& task = context.task->context();

@@ -81,6 +81,11 @@ absl::Status JobAttempt::BuildTasks() {
   }
   for (const auto& sink : graph_.sinks) {
     committers_.push_back(sink.create_committer());
+    if (committers_.back() != nullptr) {
+      committers_.back()->Bind({.pipeline = options_.name,
+                                .sink_name = sink.name,
+                                .metrics = metrics_});
+    }
   }
   return absl::OkStatus();
 }

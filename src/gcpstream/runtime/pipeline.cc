@@ -31,6 +31,9 @@ absl::StatusOr<RestoredState> Pipeline::Restore(CheckpointStorage* storage) {
     if (it == latest->committables.end() || it->second.empty()) continue;
     auto committer = sink.create_committer();
     if (committer == nullptr) continue;
+    committer->Bind({.pipeline = options_.name,
+                     .sink_name = sink.name,
+                     .metrics = metrics_});
     absl::Status committed = committer->Commit(latest->id, it->second);
     if (!committed.ok()) {
       return absl::Status(

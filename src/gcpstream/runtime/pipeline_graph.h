@@ -65,6 +65,7 @@ struct PipelineGraph {
     std::string id;
     int parallelism = 1;
     std::function<std::unique_ptr<Committer>()> create_committer;
+    std::string name{};  // The sink's.
   };
 
   std::vector<Stage> stages;

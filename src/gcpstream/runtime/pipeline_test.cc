@@ -16,6 +16,7 @@ using testing::Collected;
 using testing::CollectingSink;
 using ::testing::Contains;
 using testing::CountingSource;
+using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::Ge;
 using ::testing::HasSubstr;
@@ -73,6 +74,9 @@ TEST_F(PipelineTest, BoundedJobWritesEverythingAndCommitsAtTheEnd) {
   EXPECT_THAT(Sorted(collected->committed), ElementsAreArray(expected));
   EXPECT_EQ(collected->final_flushes, 3);  // Every writer saw end of input.
   EXPECT_GE(summary->checkpoints_completed, 1);
+  // The committer learnt where it runs before its first commit.
+  EXPECT_THAT(collected->committer_bindings,
+              ElementsAre("test/collecting with metrics"));
 }
 
 // A sink learns when its input runs dry, so it can send partial batches

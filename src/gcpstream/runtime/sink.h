@@ -63,12 +63,21 @@ class SinkWriter {
   virtual void Close() {}
 };
 
+// Where a committer runs, for its logs and metrics.
+struct CommitterContext {
+  std::string pipeline;
+  std::string sink_name;
+  MetricsRegistry* metrics = nullptr;  // Null: none.
+};
+
 // Makes committables visible after their checkpoint completed. Commit() runs
 // again for the same committables after a crash between "checkpoint durable"
 // and "commit done", so it must be idempotent.
 class Committer {
  public:
   virtual ~Committer() = default;
+  // Called once, before the first Commit().
+  virtual void Bind(const CommitterContext& /*context*/) {}
   virtual absl::Status Commit(int64_t checkpoint_id,
                               const std::vector<std::string>& committables) = 0;
 };

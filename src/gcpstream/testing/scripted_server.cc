@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "gcpstream/auth/channel_factory.h"
 #include "gtest/gtest.h"
 
 namespace gcpstream::testing {
@@ -292,6 +293,8 @@ class ScriptedService final : public grpc::CallbackGenericService {
 
 absl::StatusOr<std::unique_ptr<ScriptedServer>> ScriptedServer::Start(
     const std::vector<std::string>& services) {
+  // Servers and channels come and go between tests: gRPC must not.
+  auth::KeepGrpcInitialized();
   for (const std::string& name : services) {
     if (google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
             name) == nullptr) {

@@ -97,6 +97,9 @@ class SinkTestTask {
     return "";
   }
 
+  // Where the writers' metrics are (also for binding committers).
+  MetricsRegistry& registry() { return registry_; }
+
   runtime::MailboxExecutor executor() {
     return runtime::MailboxExecutor(&mailbox_);
   }

@@ -121,6 +121,8 @@ struct Collected {
   std::vector<int64_t> committed ABSL_GUARDED_BY(mu);     // Exactly-once view.
   std::map<int64_t, int> subtask_of ABSL_GUARDED_BY(mu);  // value -> subtask
   std::set<std::string> commits_done ABSL_GUARDED_BY(mu);
+  // Per committer bound: "<pipeline>/<sink>" and whether it got metrics.
+  std::vector<std::string> committer_bindings ABSL_GUARDED_BY(mu);
   int final_flushes ABSL_GUARDED_BY(mu) = 0;
   // How many records had been written at each OnInputIdle call.
   std::vector<int64_t> written_at_idle ABSL_GUARDED_BY(mu);
@@ -199,6 +201,12 @@ class CollectingSink final : public Sink<int64_t> {
     CollectingCommitter(std::shared_ptr<Collected> collected,
                         CollectingSink* sink)
         : collected_(std::move(collected)), sink_(sink) {}
+    void Bind(const CommitterContext& context) override {
+      absl::MutexLock lock(&collected_->mu);
+      collected_->committer_bindings.push_back(
+          absl::StrCat(context.pipeline, "/", context.sink_name,
+                       context.metrics != nullptr ? " with metrics" : ""));
+    }
     absl::Status Commit(int64_t,
                         const std::vector<std::string>& committables) override {
       absl::MutexLock lock(&collected_->mu);
