@@ -45,8 +45,9 @@ absl::StatusOr<ChannelTarget> ResolveTarget(Service service,
 // again for the next, and libgrpc 1.51's callback threads may outlive a
 // shutdown and abort the next start ("assertion failed: prior > 0" in
 // grpc_cq_internal_unref): seen between tests under load, and possible in a
-// pipeline whose writers all restart. MakeChannel() calls it; so do test
-// mains and the scripted server.
+// pipeline whose writers all restart. MakeChannel() calls it; so do the
+// test helpers that make channels and servers. A process must not fork
+// after it without exec (gRPC's threads do not survive a fork).
 void KeepGrpcInitialized();
 
 // Creates a channel to `target`, whose user agent starts with

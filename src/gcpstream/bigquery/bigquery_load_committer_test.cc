@@ -93,7 +93,7 @@ class BigQueryLoadCommitterTest : public ::testing::Test {
     options_.storage_target.endpoint = endpoint;
   }
 
-  std::vector<std::string> Committables() const {
+  static std::vector<std::string> Committables() {
     return {
         LoadCommittable{
             .table = "p.d.t", .uris = {"gs://b/x/w2/part-0.json"}, .rows = 2}

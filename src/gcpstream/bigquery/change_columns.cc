@@ -37,12 +37,12 @@ bool IsHexSections(absl::string_view text) {
 
 absl::StatusOr<std::string> ParseChangeType(const nlohmann::json& value) {
   if (value.is_string()) {
-    const std::string upper =
+    std::string upper =
         absl::AsciiStrToUpper(value.get_ref<const std::string&>());
     if (upper == "UPSERT" || upper == "DELETE") return upper;
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      Shown(value), " is no change type: write \"UPSERT\" or \"DELETE\""));
+      Shown(value), R"( is no change type: write "UPSERT" or "DELETE")"));
 }
 
 absl::StatusOr<std::string> ParseChangeSequence(const nlohmann::json& value) {
@@ -51,7 +51,7 @@ absl::StatusOr<std::string> ParseChangeSequence(const nlohmann::json& value) {
     return absl::StrFormat("%X", value.get<uint64_t>());
   }
   if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
+    const auto& text = value.get_ref<const std::string&>();
     if (IsHexSections(text)) return absl::AsciiStrToUpper(text);
   }
   return absl::InvalidArgumentError(absl::StrCat(

@@ -167,7 +167,7 @@ bool AppendJsonString(absl::string_view text, std::string& out) {
 }
 
 absl::StatusOr<JsonLineWriter> JsonLineWriter::Create(
-    std::shared_ptr<const RowFormat> format, const TableSchema& schema,
+    const std::shared_ptr<const RowFormat>& format, const TableSchema& schema,
     bool ignore_unknown_fields) {
   const Descriptor* message = format->MessageDescriptor();
   if (message == nullptr) {

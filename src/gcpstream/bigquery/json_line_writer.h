@@ -30,7 +30,7 @@ class JsonLineWriter {
   // field without a column is left out under `ignore_unknown_fields`,
   // else refused naming it.
   static absl::StatusOr<JsonLineWriter> Create(
-      std::shared_ptr<const RowFormat> format, const TableSchema& schema,
+      const std::shared_ptr<const RowFormat>& format, const TableSchema& schema,
       bool ignore_unknown_fields);
 
   // Appends `row` as one line (ending in '\n') to `out`, leaving `out` as it

@@ -114,8 +114,8 @@ TEST_F(JsonLineWriterTest, DatesAtTheEdgesOfTheRange) {
 // A message built by hand: what the C++ API's protobuf records may hold.
 class HandMadeRowTest : public ::testing::Test {
  protected:
-  absl::StatusOr<std::string> LineOf(const TableSchema& schema,
-                                     const std::string& row) {
+  static absl::StatusOr<std::string> LineOf(const TableSchema& schema,
+                                            const std::string& row) {
     auto format = std::make_shared<RowFormat>(RowDescriptorFor(schema));
     absl::StatusOr<JsonLineWriter> writer =
         JsonLineWriter::Create(format, schema, false);

@@ -212,9 +212,8 @@ TEST(OptionTablesTest, EveryBigQueryOptionIsSettableInAPipelineFile) {
   for (const auto& field : table.fields()) {
     if (!file_loads.contains(field.key)) others.insert(field.key);
   }
-  built = Build(absl::StrCat(
-      kBigQuerySink, "    write-method: file-loads\n",
-      EveryOption(table, "    ", others)));
+  built = Build(absl::StrCat(kBigQuerySink, "    write-method: file-loads\n",
+                             EveryOption(table, "    ", others)));
   EXPECT_TRUE(built.ok()) << built;
 }
 

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/emulators/emulator_set.h"
 
 namespace gcpstream::testing {
@@ -77,6 +78,7 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> TestEmulatorChannel(
     EmulatorKind kind) {
   auto host = TestEmulatorHost(kind);
   if (!host.ok()) return host.status();
+  auth::KeepGrpcInitialized();
   return grpc::CreateChannel(*host, grpc::InsecureChannelCredentials());
 }
 
