@@ -113,6 +113,12 @@ TEST_F(BigQueryFileLoadsIntegrationTest,
   }
   EXPECT_EQ(static_cast<int>(failures_->size()),
             input.unfit + input.unroutable);
+  for (const BigQueryFailedElement& failed : *failures_) {
+    EXPECT_THAT(std::string(failed.status.message()),
+                failed.destination == kUnresolvedDestination
+                    ? HasSubstr("no table for day 9")
+                    : HasSubstr("column 'amount' (NUMERIC): 'not a number'"));
+  }
   EXPECT_THAT(Staged(dataset), SizeIs(Gt(input.expected_per_table.size())));
   EXPECT_EQ(
       task_.Metric("rows_staged"),
@@ -195,6 +201,42 @@ TEST_F(BigQueryFileLoadsIntegrationTest, AFailedLoadFailsTheCommitAndKeeps) {
   // missing one (the service's job loads all or nothing: 0 rows).
   EXPECT_EQ(Counts(dataset, {{"events_01", 1}}),
             (std::map<std::string, int>{{"events_01", 1}}));
+}
+
+// Files are finished before the checkpoint to make room (every table
+// holding an open file at max-active-destinations) and when their table
+// idles; the checkpoint still hands over one committable per table.
+TEST_F(BigQueryFileLoadsIntegrationTest, FilesAreFinishedForRoomAndWhenIdle) {
+  const std::string dataset = testing::FreshDataset("file_loads_room");
+  BigQuerySinkOptions options = Options(dataset);
+  options.max_staging_file_bytes = int64_t{16} << 20;  // Never full here.
+  options.max_active_destinations = 3;
+  options.destination_idle_timeout = absl::Milliseconds(1);
+  BigQuerySink<Json> sink(options, testing::PerDayResolver(kProject, dataset),
+                          JsonRows(), RecordingFactory(failures_));
+  auto writer = sink.CreateWriter(task_.Context());
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  // Records cycle through nine tables: every table change past the third
+  // finishes the least recently used table's file.
+  const testing::PerDayInput input = testing::MakePerDayInput(90);
+  for (const Json& record : input.records) {
+    ASSERT_TRUE(task_.Write(**writer, record).ok());
+  }
+  const int64_t for_room = std::stoll(task_.Metric("files_staged"));
+  EXPECT_GT(for_room, 60);
+  absl::SleepFor(absl::Milliseconds(5));
+  // The three open files are idle now: a flush finishes them and releases
+  // their tables.
+  ASSERT_TRUE((*writer)->Flush(/*end_of_input=*/false).ok());
+  EXPECT_EQ(std::stoll(task_.Metric("files_staged")), for_room + 3);
+  EXPECT_EQ(task_.Metric("tables_active"), "0");
+  absl::StatusOr<std::vector<std::string>> committables =
+      (*writer)->PrepareCommit(1);
+  ASSERT_TRUE(committables.ok()) << committables.status();
+  (*writer)->Close();
+  EXPECT_THAT(*committables, SizeIs(input.expected_per_table.size()));
+  ASSERT_TRUE(sink.CreateCommitter()->Commit(1, *committables).ok());
+  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
 }
 
 }  // namespace

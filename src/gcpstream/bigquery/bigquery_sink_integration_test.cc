@@ -2,16 +2,22 @@
 // emulator: 10,000 JSON records routed per day to tables it creates with
 // partitioning and clustering, unroutable records and rows that do not fit
 // routed with their reasons, create-never, a row the service refuses found
-// by splitting its request, and the emulator's deviations pinned.
+// by splitting its request, CDC rows, and the emulator's deviations pinned
+// (also those off the sink's path: offsets on the default stream, FlushRows,
+// insertAll).
 
+#include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <google/protobuf/wrappers.pb.h>
+#include <grpcpp/client_context.h>
 
 #include "absl/strings/str_cat.h"
+#include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/bigquery/bigquery_sink.h"
 #include "gcpstream/bigquery/bigquery_test_util.h"
 #include "gcpstream/testing/sink_test_task.h"
@@ -289,6 +295,110 @@ TEST_F(BigQuerySinkIntegrationTest, EmulatorAppendsChangesInsteadOfApplying) {
   for (const Json& row : *rows) {
     EXPECT_FALSE(row.contains("_CHANGE_TYPE")) << row;
   }
+}
+
+// One STRING column `value`: a row is, on the wire, a StringValue.
+storage_v1::AppendRowsRequest ValueRows(const std::string& stream,
+                                        const std::vector<std::string>& values,
+                                        std::optional<int64_t> offset) {
+  storage_v1::AppendRowsRequest request;
+  request.set_write_stream(stream);
+  if (offset.has_value()) request.mutable_offset()->set_value(*offset);
+  auto& rows = *request.mutable_proto_rows();
+  *rows.mutable_writer_schema()->mutable_proto_descriptor() =
+      RowDescriptorFor(TableSchema{{{.name = "value"}}});
+  for (const std::string& value : values) {
+    google::protobuf::StringValue row;
+    row.set_value(value);
+    rows.mutable_rows()->add_serialized_rows(row.SerializeAsString());
+  }
+  return request;
+}
+
+// One request on an AppendRows stream of its own, and its answer.
+absl::StatusOr<storage_v1::AppendRowsResponse> AppendOnce(
+    storage_v1::BigQueryWrite::Stub& stub,
+    const storage_v1::AppendRowsRequest& request) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::seconds(30));
+  auto stream = stub.AppendRows(&context);
+  storage_v1::AppendRowsResponse response;
+  if (!stream->Write(request) || !stream->WritesDone() ||
+      !stream->Read(&response)) {
+    return absl::UnavailableError("the AppendRows stream ended unanswered");
+  }
+  (void)stream->Finish();
+  return response;
+}
+
+// What the emulator does differently where the sink does not go (it never
+// flushes BUFFERED streams, reads append offsets on the default stream, or
+// sends insertAll), pinned so that a test relying on them knows.
+TEST_F(BigQuerySinkIntegrationTest, EmulatorDeviationsOffTheSinksPath) {
+  const std::string dataset = testing::FreshDataset("deviations");
+  absl::StatusOr<TablesClient> tables = TablesClientFor({});
+  ASSERT_TRUE(tables.ok()) << tables.status();
+  ASSERT_TRUE(tables->EnsureDataset(kProject, dataset).ok());
+  TableDefinition definition;
+  definition.schema = TableSchema{{{.name = "value"}}};
+  const TableDestination default_table(kProject, dataset, "default_stream");
+  const TableDestination buffered_table(kProject, dataset, "buffered");
+  const TableDestination insert_all_table(kProject, dataset, "insert_all");
+  for (const TableDestination& table :
+       {default_table, buffered_table, insert_all_table}) {
+    ASSERT_TRUE(tables->CreateTable(table, definition).ok()) << table.Spec();
+  }
+  auto channel = auth::MakeChannel(auth::Service::kBigQueryStorage, {});
+  ASSERT_TRUE(channel.ok()) << channel.status();
+  auto stub = storage_v1::BigQueryWrite::NewStub(*channel);
+
+  // The default stream answers with an offset (the service leaves it
+  // unset).
+  absl::StatusOr<storage_v1::AppendRowsResponse> appended = AppendOnce(
+      *stub, ValueRows(default_table.DefaultStream(), {"a"}, std::nullopt));
+  ASSERT_TRUE(appended.ok()) << appended.status();
+  EXPECT_TRUE(appended->append_result().has_offset());
+
+  // FlushRows(1) on a BUFFERED stream shows the rows before offset 1 (the
+  // service: up to and including it).
+  grpc::ClientContext create_context;
+  storage_v1::CreateWriteStreamRequest create;
+  create.set_parent(buffered_table.ResourceName());
+  create.mutable_write_stream()->set_type(storage_v1::WriteStream::BUFFERED);
+  storage_v1::WriteStream stream;
+  ASSERT_TRUE(stub->CreateWriteStream(&create_context, create, &stream).ok());
+  ASSERT_TRUE(
+      AppendOnce(*stub, ValueRows(stream.name(), {"x", "y", "z"}, 0)).ok());
+  grpc::ClientContext flush_context;
+  storage_v1::FlushRowsRequest flush;
+  flush.set_write_stream(stream.name());
+  flush.mutable_offset()->set_value(1);
+  storage_v1::FlushRowsResponse flushed;
+  ASSERT_TRUE(stub->FlushRows(&flush_context, flush, &flushed).ok());
+  absl::StatusOr<std::vector<Json>> rows = testing::ReadRows(buffered_table);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_THAT(*rows, SizeIs(1));
+
+  // tabledata.insertAll does not deduplicate by insertId.
+  absl::StatusOr<rest::RestClientOptions> rest_options =
+      rest::ResolveRestTarget(BigQueryRestService(), {});
+  ASSERT_TRUE(rest_options.ok());
+  const rest::RestClient rest(*rest_options);
+  const Json insert = {
+      {"rows", {{{"insertId", "same"}, {"json", {{"value", "v"}}}}}}};
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(rest.Send({.method = "POST",
+                           .path = absl::StrCat("/bigquery/v2/projects/",
+                                                kProject, "/datasets/", dataset,
+                                                "/tables/insert_all/insertAll"),
+                           .headers = {"Content-Type: application/json"},
+                           .body = insert.dump()})
+                    .ok());
+  }
+  rows = testing::ReadRows(insert_all_table);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_THAT(*rows, SizeIs(2));
 }
 
 }  // namespace
