@@ -116,6 +116,12 @@ void HttpReceiver::HandleConnection(int connection) {
     request.body = data.substr(header_end + 4, body_length);
   }
   const HttpAnswer answer = responder_ ? responder_(request) : HttpAnswer();
+  {
+    // Recorded before the answer goes out: a caller that got its answer
+    // finds its request in WaitFor().
+    absl::MutexLock lock(&mu_);
+    requests_.push_back(std::move(request));
+  }
   std::string response = absl::StrCat(
       "HTTP/1.1 ", answer.status, " X\r\nContent-Type: application/json\r\n",
       "Content-Length: ", answer.body.size(), "\r\nConnection: close\r\n");
@@ -132,8 +138,6 @@ void HttpReceiver::HandleConnection(int connection) {
     sent += static_cast<size_t>(wrote);
   }
   close(connection);
-  absl::MutexLock lock(&mu_);
-  requests_.push_back(std::move(request));
 }
 
 std::vector<ReceivedRequest> HttpReceiver::WaitFor(size_t count,
