@@ -53,32 +53,14 @@ class BigQueryFileLoadsIntegrationTest : public ::testing::Test {
     return options;
   }
 
-  // Writes `records` through a new writer as one checkpoint: flushed, its
-  // commit prepared; returns the committables.
   std::vector<std::string> WriteCheckpoint(BigQuerySink<Json>& sink,
                                            const std::vector<Json>& records,
                                            int64_t checkpoint_id) {
-    auto writer = sink.CreateWriter(task_.Context());
-    EXPECT_TRUE(writer.ok()) << writer.status();
-    if (!writer.ok()) return {};
-    EXPECT_TRUE(task_.WriteAll(**writer, records).ok());
-    absl::StatusOr<std::vector<std::string>> committables =
-        (*writer)->PrepareCommit(checkpoint_id);
-    EXPECT_TRUE(committables.ok()) << committables.status();
-    (*writer)->Close();
-    return committables.ok() ? *committables : std::vector<std::string>();
+    return testing::WriteCheckpoint(task_, sink, records, checkpoint_id);
   }
-
   static std::map<std::string, int> Counts(
       const std::string& dataset, const std::map<std::string, int>& tables) {
-    std::map<std::string, int> counts;
-    for (const auto& [table, expected] : tables) {
-      absl::StatusOr<std::vector<Json>> rows =
-          testing::ReadRows(TableDestination(kProject, dataset, table));
-      EXPECT_TRUE(rows.ok()) << rows.status();
-      counts[table] = rows.ok() ? static_cast<int>(rows->size()) : -1;
-    }
-    return counts;
+    return testing::RowCounts(kProject, dataset, tables);
   }
 
   static std::vector<std::string> Staged(const std::string& prefix) {

@@ -22,6 +22,7 @@
 #include "gcpstream/rest/rest_client.h"
 #include "gcpstream/rest/rest_target.h"
 #include "gcpstream/storage/storage_client.h"
+#include "gcpstream/testing/sink_test_task.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gtest/gtest.h"
 
@@ -96,6 +97,37 @@ inline absl::StatusOr<std::vector<std::string>> StagedObjects(
     names.push_back(object.name);
   }
   return names;
+}
+
+// Writes `records` through a new writer of `sink` as one checkpoint:
+// flushed, its commit prepared; returns the committables.
+template <typename Sink>
+std::vector<std::string> WriteCheckpoint(
+    gcpstream::testing::SinkTestTask& task, Sink& sink,
+    const std::vector<nlohmann::json>& records, int64_t checkpoint_id) {
+  auto writer = sink.CreateWriter(task.Context());
+  EXPECT_TRUE(writer.ok()) << writer.status();
+  if (!writer.ok()) return {};
+  EXPECT_TRUE(task.WriteAll(**writer, records).ok());
+  absl::StatusOr<std::vector<std::string>> committables =
+      (*writer)->PrepareCommit(checkpoint_id);
+  EXPECT_TRUE(committables.ok()) << committables.status();
+  (*writer)->Close();
+  return committables.ok() ? *committables : std::vector<std::string>();
+}
+
+// The row count of each of `tables` (table -> anything) in the emulator.
+inline std::map<std::string, int> RowCounts(
+    const std::string& project, const std::string& dataset,
+    const std::map<std::string, int>& tables) {
+  std::map<std::string, int> counts;
+  for (const auto& [table, expected] : tables) {
+    absl::StatusOr<std::vector<nlohmann::json>> rows =
+        ReadRows(TableDestination(project, dataset, table));
+    EXPECT_TRUE(rows.ok()) << rows.status();
+    counts[table] = rows.ok() ? static_cast<int>(rows->size()) : -1;
+  }
+  return counts;
 }
 
 // A dataset of its own per test run: the emulator outlives a test.
