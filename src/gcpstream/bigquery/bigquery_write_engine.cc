@@ -11,7 +11,6 @@
 #include "absl/time/clock.h"
 #include "gcpstream/auth/channel_factory.h"
 #include "gcpstream/bigquery/bigquery_classification.h"
-#include "gcpstream/bigquery/stream_committable.h"
 #include "gcpstream/connector/rpc_observer.h"
 #include "gcpstream/connector/task_wait.h"
 
@@ -239,93 +238,6 @@ absl::Status BigQueryWriteEngine::RegisterMetrics() {
   return set.status();
 }
 
-absl::StatusOr<TableSchema> BigQueryWriteEngine::EnsureTable(
-    const TableDestination& table) {
-  absl::StatusOr<TableInfo> info = tables_.GetTable(table);
-  if (info.ok()) return info->schema;
-  if (info.status().code() != absl::StatusCode::kNotFound) {
-    return absl::Status(
-        info.status().code(),
-        absl::StrCat(options_.name, ": reading table ", table.Spec(),
-                     " failed: ", info.status().message()));
-  }
-  if (options_.create_disposition == CreateDisposition::kCreateNever) {
-    return absl::NotFoundError(absl::StrCat(
-        options_.name, ": table ", table.Spec(), " does not exist and option '",
-        kCreateDispositionOption.key(), "' is '",
-        kCreateDispositionOption.Name(CreateDisposition::kCreateNever),
-        "': create the table, or set it to '",
-        kCreateDispositionOption.Name(CreateDisposition::kCreateIfNeeded),
-        "' with a schema"));
-  }
-  if (options_.table.schema.fields.empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        options_.name, ": table ", table.Spec(),
-        " does not exist and the sink has no schema to create it with; give "
-        "it one (a pipeline file's `schema:` block) or create the table"));
-  }
-  if (absl::Status dataset =
-          tables_.EnsureDataset(table.project, table.dataset);
-      !dataset.ok()) {
-    return absl::Status(
-        dataset.code(),
-        absl::StrCat(options_.name, ": creating dataset ", table.project, ".",
-                     table.dataset, " failed: ", dataset.message()));
-  }
-  info = tables_.CreateTable(table, options_.table);
-  if (info.ok()) {
-    metrics_.tables_created->Increment();
-    return info->schema;
-  }
-  if (info.status().code() == absl::StatusCode::kAlreadyExists) {
-    info = tables_.GetTable(table);  // Another writer made it first.
-    if (info.ok()) return info->schema;
-  }
-  return absl::Status(
-      info.status().code(),
-      absl::StrCat(options_.name, ": creating table ", table.Spec(),
-                   " failed: ", info.status().message()));
-}
-
-absl::StatusOr<std::unique_ptr<TableWriter>>
-BigQueryWriteEngine::MakeTableWriter(const TableDestination& table) {
-  absl::Status valid = CheckTableNamePart(table.project, "project");
-  valid.Update(CheckTableNamePart(table.dataset, "dataset"));
-  valid.Update(CheckTableNamePart(table.table, "table"));
-  if (!valid.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(options_.name, ": ", valid.message()));
-  }
-  absl::StatusOr<TableSchema> schema = EnsureTable(table);
-  if (!schema.ok()) return schema.status();
-  absl::StatusOr<std::optional<TableSchema>> updated = UpdatedSchema(
-      *schema, options_.table.schema, AllowedSchemaUpdates(options_));
-  if (!updated.ok()) {
-    return absl::Status(updated.status().code(),
-                        absl::StrCat(options_.name, ": table ", table.Spec(),
-                                     ": option '", kSchemaUpdateOptionsKey,
-                                     "': ", updated.status().message()));
-  }
-  absl::Time schema_updated_at = absl::InfinitePast();
-  if (updated->has_value()) {
-    absl::StatusOr<TableInfo> patched = tables_.PatchSchema(table, **updated);
-    if (!patched.ok()) {
-      return absl::Status(
-          patched.status().code(),
-          absl::StrCat(options_.name, ": updating the schema of table ",
-                       table.Spec(), " (option '", kSchemaUpdateOptionsKey,
-                       "') failed: ", patched.status().message()));
-    }
-    metrics_.schemas_updated->Increment();
-    schema = patched->schema;
-    schema_updated_at = clock_.Now();
-  }
-  auto writer =
-      std::make_unique<TableWriter>(table, *std::move(schema), exactly_once_);
-  writer->schema_updated_at = schema_updated_at;
-  return writer;
-}
-
 TableWriter* BigQueryWriteEngine::Acquire(const TableDestination& table) {
   if (core_.failed()) return nullptr;
   while (true) {
@@ -435,67 +347,6 @@ void BigQueryWriteEngine::SendOpen(TableWriter& writer) {
   writer.ready().push_back(
       RowBatch{.request = std::move(request), .rows = rows, .bytes = bytes});
   Pump(writer);
-}
-
-void BigQueryWriteEngine::Pump(TableWriter& writer) {
-  if (core_.failed() || writer.appends() > 0 || writer.ready().empty()) {
-    return;
-  }
-  if (!writer.appending) {
-    if (tables_appending_ >= options_.max_append_connections) {
-      if (!writer.waiting) {
-        writer.waiting = true;
-        waiting_tables_.push_back(writer.table());
-      }
-      return;
-    }
-    writer.appending = true;
-    ++tables_appending_;
-  }
-  if (writer.stream().empty()) {
-    absl::StatusOr<std::string> stream =
-        admin_->CreatePendingStream(writer.table().ResourceName());
-    if (!stream.ok()) {
-      core_.Fail(connector::Reworded(
-          stream.status(),
-          absl::StrCat(options_.name, ": creating a write stream on table ",
-                       writer.table().Spec(),
-                       " failed: ", stream.status().message())));
-      return;
-    }
-    metrics_.streams_created->Increment();
-    writer.set_stream(*std::move(stream));
-  }
-  RowBatch batch = std::move(writer.ready().front());
-  writer.ready().pop_front();
-  StartCall(writer, std::move(batch.request), batch.rows, batch.bytes, 0);
-}
-
-void BigQueryWriteEngine::AfterAppend(TableWriter& writer) {
-  if (writer.appends() > 0) return;
-  if (!writer.ready().empty() && waiting_tables_.empty()) {
-    Pump(writer);
-    return;
-  }
-  // Nothing more to send, or others wait: give the connection up (the
-  // service counts open connections against a quota) and queue behind the
-  // others for the rest.
-  CloseConnection(writer.stream());
-  writer.appending = false;
-  --tables_appending_;
-  if (!writer.ready().empty() && !writer.waiting) {
-    writer.waiting = true;
-    waiting_tables_.push_back(writer.table());
-  }
-  while (tables_appending_ < options_.max_append_connections &&
-         !waiting_tables_.empty() && !core_.failed()) {
-    const TableDestination next = std::move(waiting_tables_.front());
-    waiting_tables_.pop_front();
-    if (TableWriter* waiting = writers_.Find(next); waiting != nullptr) {
-      waiting->waiting = false;
-      Pump(*waiting);
-    }
-  }
 }
 
 void BigQueryWriteEngine::StartCall(TableWriter& writer,
@@ -910,40 +761,8 @@ absl::Status BigQueryWriteEngine::Flush(bool end_of_input) {
 absl::StatusOr<std::vector<std::string>> BigQueryWriteEngine::PrepareCommit(
     int64_t checkpoint_id) {
   if (file_loads_) return PrepareLoads();
-  std::vector<std::string> committables;
-  if (!exactly_once_) return committables;
-  if (core_.failed()) return core_.failure();
-  absl::Status finalized;
-  writers_.ForEach([&](const TableDestination& table, TableWriter& writer) {
-    if (writer.stream().empty() || !finalized.ok()) return;
-    CloseConnection(writer.stream());
-    if (writer.stream_rows() > 0) {
-      absl::StatusOr<int64_t> rows = admin_->Finalize(writer.stream());
-      if (!rows.ok()) {
-        finalized = connector::Reworded(
-            rows.status(),
-            absl::StrCat(options_.name, ": finalizing stream ", writer.stream(),
-                         " of table ", table.Spec(), " for checkpoint ",
-                         checkpoint_id, " failed: ", rows.status().message()));
-        return;
-      }
-      if (*rows != writer.stream_rows()) {
-        finalized = absl::DataLossError(absl::StrCat(
-            options_.name, ": stream ", writer.stream(), " of table ",
-            table.Spec(), " holds ", *rows, " rows where this writer appended ",
-            writer.stream_rows(), "; its rows are not committed"));
-        return;
-      }
-      metrics_.streams_finalized->Increment();
-      committables.push_back(StreamCommittable{.table = table.ResourceName(),
-                                               .stream = writer.stream(),
-                                               .rows = writer.stream_rows()}
-                                 .Encode());
-    }
-    writer.ClearStream();
-  });
-  if (!finalized.ok()) return core_.Fail(finalized);
-  return committables;
+  if (exactly_once_) return PrepareStreams(checkpoint_id);
+  return std::vector<std::string>();
 }
 
 absl::Status BigQueryWriteEngine::OnInputIdle() {

@@ -159,6 +159,7 @@ class BigQueryWriteEngine {
   absl::Status Init(const runtime::SinkWriterContext& context,
                     std::unique_ptr<Handler> handler);
   absl::Status RegisterMetrics();
+  // bigquery_tables.cc.
   absl::StatusOr<std::unique_ptr<TableWriter>> MakeTableWriter(
       const TableDestination& table);
   // The table's schema: read, or the table (and its dataset) created.
@@ -175,6 +176,10 @@ class BigQueryWriteEngine {
   // The files of tables unused for destination-idle-timeout.
   absl::Status FinishIdleFiles();
   absl::StatusOr<std::vector<std::string>> PrepareLoads();
+  // Exactly-once (bigquery_exactly_once.cc, with Pump and AfterAppend):
+  // finalizes the checkpoint's streams into StreamCommittables.
+  absl::StatusOr<std::vector<std::string>> PrepareStreams(
+      int64_t checkpoint_id);
 
   void SendOpen(TableWriter& writer);
   void SendAllOpen();
