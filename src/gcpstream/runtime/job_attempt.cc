@@ -1,5 +1,7 @@
 #include "gcpstream/runtime/job_attempt.h"
 
+#include <algorithm>
+
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -18,7 +20,9 @@ JobAttempt::JobAttempt(const PipelineGraph& graph,
       metrics_(metrics),
       restored_(restored),
       summary_(summary),
-      next_checkpoint_id_(restored.checkpoint_id + 1) {}
+      next_checkpoint_id_(
+          std::max(restored.checkpoint_id, summary->highest_checkpoint_id) +
+          1) {}
 
 JobAttempt::~JobAttempt() { Shutdown(); }
 
@@ -110,6 +114,7 @@ void JobAttempt::Shutdown() {
 void JobAttempt::Trigger(bool final) {
   Pending pending;
   pending.id = next_checkpoint_id_++;
+  summary_->highest_checkpoint_id = pending.id;
   pending.final = final;
   pending.started = absl::Now();
   pending_ = std::move(pending);

@@ -31,6 +31,10 @@ struct JobSummary {
   int restarts = 0;
   // The checkpoint the last attempt resumed from (0: none).
   int64_t restored_checkpoint_id = 0;
+  // The highest checkpoint id any attempt of this run started (completed
+  // or not): the next attempt's ids start above it, so an id is never used
+  // twice in a process, checkpoint directory or not.
+  int64_t highest_checkpoint_id = 0;
 };
 
 // One run of every task of a pipeline, from a restored state until the

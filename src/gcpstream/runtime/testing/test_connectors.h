@@ -121,6 +121,8 @@ struct Collected {
   std::vector<int64_t> committed ABSL_GUARDED_BY(mu);     // Exactly-once view.
   std::map<int64_t, int> subtask_of ABSL_GUARDED_BY(mu);  // value -> subtask
   std::set<std::string> commits_done ABSL_GUARDED_BY(mu);
+  // Per PrepareCommit: (subtask, checkpoint id), in call order.
+  std::vector<std::pair<int, int64_t>> prepared ABSL_GUARDED_BY(mu);
   // Per committer bound: "<pipeline>/<sink>" and whether it got metrics.
   std::vector<std::string> committer_bindings ABSL_GUARDED_BY(mu);
   int final_flushes ABSL_GUARDED_BY(mu) = 0;
@@ -182,6 +184,10 @@ class CollectingSink final : public Sink<int64_t> {
     }
     absl::StatusOr<std::vector<std::string>> PrepareCommit(
         int64_t checkpoint_id) override {
+      {
+        absl::MutexLock lock(&collected_->mu);
+        collected_->prepared.emplace_back(subtask_, checkpoint_id);
+      }
       // The committable: a unique name plus the staged values.
       std::string committable = absl::StrCat(subtask_, "@", checkpoint_id, ":");
       for (int64_t v : staged_) absl::StrAppend(&committable, v, ",");
