@@ -179,6 +179,7 @@ absl::StatusOr<JsonLineWriter> JsonLineWriter::Create(
       writer.AddPlan(*message, format->descriptor(), writer.schema_->fields, "",
                      ignore_unknown_fields);
   if (!root.ok()) return root.status();
+  writer.row_ = format->NewRow();
   return writer;
 }
 
@@ -233,14 +234,13 @@ absl::StatusOr<int> JsonLineWriter::AddPlan(
 }
 
 absl::Status JsonLineWriter::AppendLine(const std::string& row,
-                                        std::string& out) const {
-  std::unique_ptr<Message> message = format_->ParseRow(row);
-  if (message == nullptr) {
+                                        std::string& out) {
+  if (!row_->ParseFromString(row)) {
     return absl::InvalidArgumentError(
         "the encoded row does not parse as its writer schema");
   }
   const size_t start = out.size();
-  absl::Status status = AppendObject(*message, 0, out);
+  absl::Status status = AppendObject(*row_, 0, out);
   if (!status.ok()) {
     out.resize(start);
     return status;

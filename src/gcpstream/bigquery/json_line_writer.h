@@ -37,7 +37,7 @@ class JsonLineWriter {
   // was on error. InvalidArgument names the column when a value has no JSON
   // form its column loads: a string that is not UTF-8, a JSON column's text
   // that is not JSON, a wire type the column cannot take.
-  absl::Status AppendLine(const std::string& row, std::string& out) const;
+  absl::Status AppendLine(const std::string& row, std::string& out);
 
  private:
   struct Column {
@@ -67,6 +67,8 @@ class JsonLineWriter {
   // Owned here so that columns' schema pointers outlive the caller's.
   std::shared_ptr<const TableSchema> schema_;
   std::vector<Plan> plans_;  // plans_[0]: the row.
+  // Every row is parsed into this one message.
+  std::unique_ptr<google::protobuf::Message> row_;
 };
 
 // `text` as a JSON string literal (quotes included) appended to `out`;

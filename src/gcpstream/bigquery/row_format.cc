@@ -41,12 +41,16 @@ const google::protobuf::Descriptor* RowFormat::MessageDescriptor() const {
   return message_;
 }
 
+std::unique_ptr<google::protobuf::Message> RowFormat::NewRow() const {
+  if (MessageDescriptor() == nullptr) return nullptr;
+  return std::unique_ptr<google::protobuf::Message>(
+      factory_->GetPrototype(message_)->New());
+}
+
 std::unique_ptr<google::protobuf::Message> RowFormat::ParseRow(
     const std::string& row) const {
-  if (MessageDescriptor() == nullptr) return nullptr;
-  std::unique_ptr<google::protobuf::Message> message(
-      factory_->GetPrototype(message_)->New());
-  if (!message->ParseFromString(row)) return nullptr;
+  std::unique_ptr<google::protobuf::Message> message = NewRow();
+  if (message == nullptr || !message->ParseFromString(row)) return nullptr;
   return message;
 }
 

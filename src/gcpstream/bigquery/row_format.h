@@ -42,6 +42,9 @@ class RowFormat {
   // ParseRow() answers with), or null when the descriptor does not build.
   // Task thread only, as RowAsJson().
   const google::protobuf::Descriptor* MessageDescriptor() const;
+  // An empty message of the writer schema (null as above), for a caller
+  // that parses many rows into one.
+  std::unique_ptr<google::protobuf::Message> NewRow() const;
 
  private:
   google::protobuf::DescriptorProto descriptor_;
