@@ -58,8 +58,9 @@ int Validate(const std::string& path) {
   return 0;
 }
 
-// Stops the pipeline on SIGINT or SIGTERM (an unbounded source runs until
-// then); a second signal exits at once.
+// The first SIGINT or SIGTERM stops the pipeline with a final checkpoint
+// (within the file's shutdown-timeout, else at once); a second exits at
+// once, as Kubernetes' SIGKILL would after the grace period.
 void StopOnSignal(runtime::Pipeline& pipeline) {
   sigset_t signals;
   sigemptyset(&signals);
@@ -69,11 +70,24 @@ void StopOnSignal(runtime::Pipeline& pipeline) {
   std::thread([&pipeline, signals] {
     int signal = 0;
     sigwait(&signals, &signal);
-    std::cerr << "gcpstream: stopping (signal again to exit at once)\n";
-    pipeline.Stop();
+    std::cerr << "gcpstream: stopping with a final checkpoint (within "
+              << absl::FormatDuration(pipeline.options().shutdown_timeout)
+              << "; signal again to exit at once)\n";
+    pipeline.StopWithCheckpoint();
     sigwait(&signals, &signal);
     std::_Exit(128 + signal);
   }).detach();
+}
+
+std::string HowItEnded(const runtime::JobSummary& summary) {
+  if (summary.stopped_with_checkpoint) {
+    return "stopped after a final checkpoint (nothing to replay)";
+  }
+  if (summary.stopped) {
+    return "stopped without a final checkpoint (a restart replays from the "
+           "last one)";
+  }
+  return "finished";
 }
 
 // What each sink did, from the pipeline's metrics.
@@ -191,8 +205,8 @@ int Run(const std::string& path, const RunFlags& flags) {
     }
     return kJobFailed;
   }
-  std::cout << "gcpstream: pipeline '" << (*pipeline)->options().name
-            << "' finished: " << summary->checkpoints_completed
+  std::cout << "gcpstream: pipeline '" << (*pipeline)->options().name << "' "
+            << HowItEnded(*summary) << ": " << summary->checkpoints_completed
             << " checkpoints, " << summary->restarts << " restarts\n";
   PrintSinkSummary(*file, **pipeline);
   int exit_code = 0;

@@ -86,8 +86,19 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
         AssignIfSet(top->Duration("checkpoint-interval"),
                     options.checkpoint_interval),
         AssignIfSet(top->String("checkpoint-directory"),
-                    options.checkpoint_directory)}) {
+                    options.checkpoint_directory),
+        AssignIfSet(top->Duration("checkpoint-timeout"),
+                    options.checkpoint_timeout),
+        AssignIfSet(top->Int("tolerable-checkpoint-failures", 0, 1'000'000),
+                    options.tolerable_checkpoint_failures),
+        AssignIfSet(top->Duration("shutdown-timeout"),
+                    options.shutdown_timeout)}) {
     if (!status.ok()) return status;
+  }
+  if (options.checkpoint_timeout <= absl::ZeroDuration()) {
+    return ConfigError(top->PositionOf("checkpoint-timeout"),
+                       "pipeline: option 'checkpoint-timeout' must be "
+                       "positive (default 10m)");
   }
   absl::StatusOr<std::optional<OptionMap>> restart =
       top->Map("restart-strategy");

@@ -45,6 +45,9 @@ TEST_F(PipelineFileTest, ReadsPipelineKeys) {
       "parallelism: 3\n"
       "checkpoint-interval: 2s\n"
       "checkpoint-directory: /tmp/c\n"
+      "checkpoint-timeout: 2m\n"
+      "tolerable-checkpoint-failures: 2\n"
+      "shutdown-timeout: 20s\n"
       "restart-strategy: {type: Fixed-Delay, attempts: 5, delay: 250ms}\n"
       "source: {type: json-lines, paths: [a.jsonl]}\n"
       "sinks:\n"
@@ -56,6 +59,9 @@ TEST_F(PipelineFileTest, ReadsPipelineKeys) {
   EXPECT_EQ(file->parallelism, 3);
   EXPECT_EQ(file->options.checkpoint_interval, absl::Seconds(2));
   EXPECT_EQ(file->options.checkpoint_directory, "/tmp/c");
+  EXPECT_EQ(file->options.checkpoint_timeout, absl::Minutes(2));
+  EXPECT_EQ(file->options.tolerable_checkpoint_failures, 2);
+  EXPECT_EQ(file->options.shutdown_timeout, absl::Seconds(20));
   EXPECT_EQ(file->options.restart.kind,
             runtime::RestartStrategy::Kind::kFixedDelay);
   EXPECT_EQ(file->options.restart.max_attempts, 5);
@@ -112,9 +118,16 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
            {"source: [unclosed\n", "p.yaml:2:1: not valid YAML"},
            {ok_source + ok_sinks + "paralelism: 2\n",
             "p.yaml:3:1: pipeline: unknown option 'paralelism'; accepted: "
-            "checkpoint-directory, checkpoint-interval, local, name, "
-            "parallelism, restart-strategy, sinks, source, transforms (did "
+            "checkpoint-directory, checkpoint-interval, checkpoint-timeout, "
+            "local, name, parallelism, restart-strategy, shutdown-timeout, "
+            "sinks, source, tolerable-checkpoint-failures, transforms (did "
             "you mean 'parallelism'?)"},
+           {ok_source + ok_sinks + "checkpoint-timeout: 0s\n",
+            "p.yaml:3:21: pipeline: option 'checkpoint-timeout' must be "
+            "positive"},
+           {ok_source + ok_sinks + "tolerable-checkpoint-failures: -1\n",
+            "p.yaml:3:32: pipeline: option 'tolerable-checkpoint-failures' "
+            "must be between 0 and 1000000"},
            {ok_source + ok_sinks + "parallelism: 0\n",
             "p.yaml:3:14: pipeline: option 'parallelism' must be between 1 "
             "and 1024"},

@@ -1,7 +1,7 @@
 #include "gcpstream/runtime/job_attempt.h"
 
 #include <algorithm>
-
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -41,6 +41,9 @@ void JobAttempt::TaskFailed(const std::string& task,
   Post(Failed{task, status});
 }
 void JobAttempt::Stop() { Post(StopRequest{}); }
+void JobAttempt::StopWithCheckpoint(absl::Duration timeout) {
+  Post(StopRequest{timeout});
+}
 
 int JobAttempt::SourceTaskCount() const {
   int count = 0;
@@ -127,6 +130,15 @@ void JobAttempt::Trigger(bool final) {
   }
 }
 
+void JobAttempt::MaybeTrigger() {
+  if (pending_.has_value() || final_triggered_) return;
+  if (sources_finished_ >= SourceTaskCount() || draining_) {
+    Trigger(/*final=*/true);
+  } else if (absl::Now() >= next_trigger_) {
+    Trigger(/*final=*/false);
+  }
+}
+
 absl::Status JobAttempt::Complete(Pending& pending) {
   CheckpointData data;
   data.id = pending.id;
@@ -156,6 +168,13 @@ absl::Status JobAttempt::Complete(Pending& pending) {
       }
     }
   }
+  for (auto& [sink, carried] : carried_committables_) {
+    auto& committables = data.committables[sink];
+    committables.insert(committables.begin(),
+                        std::make_move_iterator(carried.begin()),
+                        std::make_move_iterator(carried.end()));
+  }
+  carried_committables_.clear();
   int64_t bytes = 0;
   if (storage_ != nullptr) {
     auto written = storage_->Write(data);
@@ -208,71 +227,191 @@ absl::Status JobAttempt::Complete(Pending& pending) {
   return absl::OkStatus();
 }
 
+void JobAttempt::CarryCommittables(TaskSnapshot& snapshot) {
+  for (auto& [sink, sink_snapshot] : snapshot.sinks) {
+    auto& carried = carried_committables_[sink];
+    for (auto& committable : sink_snapshot.committables) {
+      carried.push_back(std::move(committable));
+    }
+  }
+}
+
+std::string JobAttempt::Unacknowledged(const Pending& pending) const {
+  std::set<std::pair<int, int>> acknowledged;
+  for (const TaskSnapshot& snapshot : pending.snapshots) {
+    acknowledged.emplace(snapshot.stage, snapshot.subtask);
+  }
+  std::string missing;
+  for (const auto& task : tasks_) {
+    const TaskContext& context = task->context();
+    if (acknowledged.contains({context.stage(), context.subtask()})) continue;
+    absl::StrAppend(&missing, missing.empty() ? "" : ", ", context.name());
+  }
+  return missing;
+}
+
+void JobAttempt::CountCheckpointFailure() {
+  summary_->checkpoints_failed++;
+  if (metrics_ == nullptr) return;
+  const MetricLabels labels{options_.name, "checkpoint-coordinator", 0,
+                            std::nullopt};
+  if (auto c = metrics_->GetCounter(
+          "checkpoints_failed",
+          "Checkpoints not complete within checkpoint-timeout", labels);
+      c.ok()) {
+    (*c)->Increment();
+  }
+}
+
+void JobAttempt::CheckpointTimedOut() {
+  CountCheckpointFailure();
+  ++consecutive_checkpoint_failures_;
+  const std::string missing = Unacknowledged(*pending_);
+  const std::string what =
+      absl::StrCat("checkpoint ", pending_->id,
+                   " did not complete within checkpoint-timeout (",
+                   absl::FormatDuration(options_.checkpoint_timeout),
+                   "): no acknowledgement from ", missing);
+  if (consecutive_checkpoint_failures_ >
+      options_.tolerable_checkpoint_failures) {
+    ending_ = Ending{absl::DeadlineExceededError(absl::StrCat(
+        what,
+        consecutive_checkpoint_failures_ > 1
+            ? absl::StrCat(" (", consecutive_checkpoint_failures_,
+                           " checkpoints in a row failed)")
+            : "",
+        "; those operators are blocked or too slow (a destination that does "
+        "not answer, a full channel behind one); raise checkpoint-timeout or "
+        "tolerable-checkpoint-failures only if they are slow, not stuck"))};
+    return;
+  }
+  spdlog::warn("pipeline={} {}; tolerated ({} of {} in a row)", options_.name,
+               what, consecutive_checkpoint_failures_,
+               options_.tolerable_checkpoint_failures);
+  for (TaskSnapshot& snapshot : pending_->snapshots) {
+    CarryCommittables(snapshot);
+  }
+  abandoned_[pending_->id] =
+      static_cast<int>(tasks_.size() - pending_->snapshots.size());
+  if (pending_->final) final_triggered_ = false;  // Try the final one again.
+  pending_.reset();
+  next_trigger_ = absl::Now() + options_.checkpoint_interval;
+}
+
+void JobAttempt::CheckDeadlines() {
+  const absl::Time now = absl::Now();
+  if (draining_ && now >= drain_deadline_) {
+    spdlog::warn(
+        "pipeline={} the final checkpoint of the stop did not complete within "
+        "shutdown-timeout; stopping without it (what was read since the last "
+        "checkpoint will be read again)",
+        options_.name);
+    summary_->stopped = true;
+    ending_ = Ending{absl::OkStatus()};
+    return;
+  }
+  if (pending_.has_value() &&
+      now >= pending_->started + options_.checkpoint_timeout) {
+    CheckpointTimedOut();
+  }
+}
+
+absl::Time JobAttempt::NextWake() const {
+  absl::Time wake = pending_.has_value()
+                        ? pending_->started + options_.checkpoint_timeout
+                        : next_trigger_;
+  if (draining_) wake = std::min(wake, drain_deadline_);
+  return wake;
+}
+
+std::deque<JobAttempt::Event> JobAttempt::AwaitEvents(absl::Time deadline) {
+  std::deque<Event> events;
+  absl::MutexLock lock(&mu_);
+  auto has_events = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return !events_.empty();
+  };
+  mu_.AwaitWithDeadline(absl::Condition(&has_events), deadline);
+  events.swap(events_);
+  return events;
+}
+
+void JobAttempt::HandleAck(Ack& ack) {
+  if (auto it = abandoned_.find(ack.checkpoint_id); it != abandoned_.end()) {
+    CarryCommittables(ack.snapshot);  // A late acknowledgement.
+    if (--it->second <= 0) abandoned_.erase(it);
+    return;
+  }
+  if (!pending_.has_value() || ack.checkpoint_id != pending_->id) return;
+  pending_->snapshots.push_back(std::move(ack.snapshot));
+  if (pending_->snapshots.size() < tasks_.size()) return;
+  absl::Status completed = Complete(*pending_);
+  const bool final = pending_->final;
+  pending_.reset();
+  next_trigger_ = absl::Now() + options_.checkpoint_interval;
+  if (!completed.ok()) {
+    ending_ = Ending{completed};
+    return;
+  }
+  consecutive_checkpoint_failures_ = 0;
+  if (final) {
+    summary_->stopped_with_checkpoint = draining_;
+    ending_ = Ending{absl::OkStatus(), /*finish_tasks=*/true};
+  }
+}
+
+void JobAttempt::HandleStop(const StopRequest& request) {
+  if (!request.checkpoint_timeout.has_value()) {
+    summary_->stopped = true;
+    ending_ = Ending{absl::OkStatus()};
+    return;
+  }
+  if (draining_) return;
+  draining_ = true;
+  drain_deadline_ = absl::Now() + *request.checkpoint_timeout;
+  spdlog::info("pipeline={} stopping with a final checkpoint (within {})",
+               options_.name,
+               absl::FormatDuration(*request.checkpoint_timeout));
+}
+
+void JobAttempt::Handle(Event& event) {
+  if (auto* ack = std::get_if<Ack>(&event)) {
+    HandleAck(*ack);
+  } else if (std::holds_alternative<Finished>(event)) {
+    ++sources_finished_;
+  } else if (auto* failed = std::get_if<Failed>(&event)) {
+    ending_ = Ending{absl::Status(
+        failed->status.code(),
+        absl::StrCat(failed->task, ": ", failed->status.message()))};
+  } else {
+    HandleStop(std::get<StopRequest>(event));
+  }
+}
+
 absl::Status JobAttempt::Run() {
   if (absl::Status built = BuildTasks(); !built.ok()) {
     Shutdown();
     return built;
   }
   StartThreads();
-  const int total_tasks = static_cast<int>(tasks_.size());
-  const int source_tasks = SourceTaskCount();
-  absl::Time next_trigger = absl::Now() + options_.checkpoint_interval;
-  absl::Status result;
-  bool done = false;
-  while (!done) {
-    std::deque<Event> events;
-    {
-      absl::MutexLock lock(&mu_);
-      auto has_events = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return !events_.empty();
-      };
-      const absl::Time wake =
-          pending_.has_value() ? absl::Now() + absl::Seconds(1) : next_trigger;
-      mu_.AwaitWithDeadline(absl::Condition(&has_events), wake);
-      events.swap(events_);
+  next_trigger_ = absl::Now() + options_.checkpoint_interval;
+  while (!ending_.has_value()) {
+    for (Event& event : AwaitEvents(NextWake())) {
+      Handle(event);
+      if (ending_.has_value()) break;
     }
-    for (Event& event : events) {
-      if (auto* ack = std::get_if<Ack>(&event)) {
-        if (!pending_.has_value() || ack->checkpoint_id != pending_->id) {
-          continue;
-        }
-        pending_->snapshots.push_back(std::move(ack->snapshot));
-        if (static_cast<int>(pending_->snapshots.size()) < total_tasks) {
-          continue;
-        }
-        result = Complete(*pending_);
-        const bool final = pending_->final;
-        pending_.reset();
-        next_trigger = absl::Now() + options_.checkpoint_interval;
-        if (!result.ok() || final) done = true;
-      } else if (std::holds_alternative<Finished>(event)) {
-        ++sources_finished_;
-      } else if (auto* failed = std::get_if<Failed>(&event)) {
-        result = absl::Status(
-            failed->status.code(),
-            absl::StrCat(failed->task, ": ", failed->status.message()));
-        done = true;
-      } else {
-        done = true;  // Stop requested.
-      }
-      if (done) break;
-    }
-    if (done) break;
-    if (!pending_.has_value() && !final_triggered_) {
-      if (sources_finished_ >= source_tasks) {
-        Trigger(/*final=*/true);
-      } else if (absl::Now() >= next_trigger) {
-        Trigger(/*final=*/false);
-      }
-    }
+    if (!ending_.has_value()) CheckDeadlines();
+    if (!ending_.has_value()) MaybeTrigger();
   }
-  if (result.ok()) {
+  if (ending_->finish_tasks) {
     for (auto& task : tasks_) task->RequestFinish();
     for (auto& thread : threads_) thread.join();
     threads_.clear();
   }
+  // Anything else ends by cancellation: a task waiting for acknowledgements
+  // or for room in a channel gives up at once instead of waiting out its
+  // connector's timeout.
   Shutdown();
-  return result;
+  return ending_->status;
 }
 
 }  // namespace gcpstream::runtime

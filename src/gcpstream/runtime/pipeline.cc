@@ -58,6 +58,40 @@ absl::StatusOr<RestoredState> Pipeline::Restore(CheckpointStorage* storage) {
   return restored;
 }
 
+absl::Status Pipeline::ValidateOptions() const {
+  if (absl::Status valid = options_.restart.Validate(); !valid.ok()) {
+    return valid;
+  }
+  if (options_.checkpoint_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "checkpoint-interval: must be positive (infinite for final only)");
+  }
+  if (options_.checkpoint_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("checkpoint-timeout: ",
+                     absl::FormatDuration(options_.checkpoint_timeout),
+                     " must be positive (the default is 10m)"));
+  }
+  if (options_.tolerable_checkpoint_failures < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tolerable-checkpoint-failures: ",
+                     options_.tolerable_checkpoint_failures,
+                     " must be 0 or more (the default is 0)"));
+  }
+  if (options_.shutdown_timeout < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shutdown-timeout: ", absl::FormatDuration(options_.shutdown_timeout),
+        " must not be negative (the default is 25s)"));
+  }
+  return absl::OkStatus();
+}
+
+bool Pipeline::WaitBeforeRestart(absl::Duration delay) {
+  absl::MutexLock lock(&mu_);
+  mu_.AwaitWithTimeout(absl::Condition(&stop_requested_), delay);
+  return !stop_requested_;
+}
+
 absl::StatusOr<JobSummary> Pipeline::Run() {
   if (graph_.sources.empty()) {
     return absl::FailedPreconditionError("pipeline has no source");
@@ -66,13 +100,7 @@ absl::StatusOr<JobSummary> Pipeline::Run() {
     return absl::UnimplementedError(
         "a pipeline has exactly one source today; run one pipeline per source");
   }
-  if (absl::Status valid = options_.restart.Validate(); !valid.ok()) {
-    return valid;
-  }
-  if (options_.checkpoint_interval <= absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        "checkpoint-interval: must be positive (infinite for final only)");
-  }
+  if (absl::Status valid = ValidateOptions(); !valid.ok()) return valid;
   std::optional<CheckpointStorage> storage;
   if (!options_.checkpoint_directory.empty()) {
     auto opened = CheckpointStorage::Open(options_.checkpoint_directory,
@@ -96,7 +124,10 @@ absl::StatusOr<JobSummary> Pipeline::Run() {
                          *restored, &summary);
       {
         absl::MutexLock lock(&mu_);
-        if (stop_requested_) return summary;
+        if (stop_requested_) {
+          summary.stopped = true;
+          return summary;
+        }
         running_ = &attempt;
       }
       status = attempt.Run();
@@ -124,7 +155,10 @@ absl::StatusOr<JobSummary> Pipeline::Run() {
     spdlog::warn("pipeline={} failed: {}; restart {} in {}", options_.name,
                  status.ToString(), summary.restarts,
                  absl::FormatDuration(*delay));
-    absl::SleepFor(*delay);
+    if (!WaitBeforeRestart(*delay)) {
+      summary.stopped = true;
+      return summary;
+    }
   }
 }
 
@@ -132,6 +166,14 @@ void Pipeline::Stop() {
   absl::MutexLock lock(&mu_);
   stop_requested_ = true;
   if (running_ != nullptr) running_->Stop();
+}
+
+void Pipeline::StopWithCheckpoint() {
+  absl::MutexLock lock(&mu_);
+  stop_requested_ = true;
+  if (running_ != nullptr) {
+    running_->StopWithCheckpoint(options_.shutdown_timeout);
+  }
 }
 
 }  // namespace gcpstream::runtime

@@ -45,8 +45,17 @@ class Pipeline {
   // holding checkpoints of an earlier process is resumed from.
   absl::StatusOr<JobSummary> Run();
 
-  // Thread-safe: stops an unbounded job after the current step.
+  // Thread-safe: stops the job now (Run() returns within moments, even with
+  // a destination that does not answer). What was read after the last
+  // checkpoint is not committed; a restart from the checkpoint reads it
+  // again.
   void Stop();
+  // Thread-safe: a graceful stop. The job takes a final checkpoint (its
+  // sources stop reading at the barrier), commits it and acknowledges it to
+  // its sources, so a restart replays nothing. If that takes longer than
+  // options().shutdown_timeout, the job stops as Stop() does. Calling Stop()
+  // meanwhile stops it at once.
+  void StopWithCheckpoint();
 
   MetricsRegistry& metrics() { return *metrics_; }
   const PipelineOptions& options() const { return options_; }
@@ -56,6 +65,9 @@ class Pipeline {
   DataStream<T> AddTypedSource(const std::shared_ptr<Source<T>>& source,
                                int parallelism, WatermarkStrategy<T> strategy);
   absl::StatusOr<RestoredState> Restore(CheckpointStorage* storage);
+  absl::Status ValidateOptions() const;
+  // Waits out a restart delay; false if a stop was requested meanwhile.
+  bool WaitBeforeRestart(absl::Duration delay);
 
   PipelineOptions options_;
   MetricsRegistry own_metrics_;

@@ -18,6 +18,14 @@ struct PipelineOptions {
   // Periodic checkpoints; InfiniteDuration leaves only the final one.
   absl::Duration checkpoint_interval = absl::Seconds(10);
   int checkpoint_retention = 3;
+  // A checkpoint not complete this long after its trigger has failed; the
+  // attempt then fails (and the restart strategy applies) once more than
+  // `tolerable_checkpoint_failures` failed in a row.
+  absl::Duration checkpoint_timeout = absl::Minutes(10);
+  int tolerable_checkpoint_failures = 0;
+  // How long StopWithCheckpoint() may take for its final checkpoint before
+  // the job stops without it (under Kubernetes' default 30 s grace period).
+  absl::Duration shutdown_timeout = absl::Seconds(25);
   RestartStrategy restart = RestartStrategy::None();
   // Exchange tuning: records per batch, batches per channel.
   size_t batch_size = 512;

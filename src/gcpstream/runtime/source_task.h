@@ -45,6 +45,9 @@ class SourceTask final : public Task, private ReaderOutput<T> {
       TaskSnapshot snapshot;
       snapshot.source_splits = *std::move(splits);
       Checkpoint(Barrier{checkpoint_id, final}, std::move(snapshot));
+      // Nothing is read after a final barrier: on a stop with checkpoint,
+      // the final checkpoint then covers everything this source emitted.
+      if (final) reading_stopped_ = true;
     });
   }
 
@@ -64,7 +67,7 @@ class SourceTask final : public Task, private ReaderOutput<T> {
       task.mailbox().RunAll();
       if (task.cancelled() || finish_requested_ || task.failed()) break;
       absl::Time wake = absl::Now() + absl::Seconds(1);
-      if (!end_of_input_ && absl::Now() >= next_poll) {
+      if (!end_of_input_ && !reading_stopped_ && absl::Now() >= next_poll) {
         auto result = reader_->PollNext(*this);
         if (!result.ok()) {
           task.Fail(result.status());
@@ -82,7 +85,9 @@ class SourceTask final : public Task, private ReaderOutput<T> {
         }
       }
       MaybeEmitWatermark();
-      if (!end_of_input_) wake = std::min(wake, next_poll);
+      if (!end_of_input_ && !reading_stopped_) {
+        wake = std::min(wake, next_poll);
+      }
       if (!task.mailbox().HasAny()) task.signal().WaitPast(seen, wake);
     }
     ReportFailure();
@@ -151,6 +156,7 @@ class SourceTask final : public Task, private ReaderOutput<T> {
   std::unique_ptr<SourceReader<T>> reader_;
   std::shared_ptr<Output<T>> head_;
   bool end_of_input_ = false;
+  bool reading_stopped_ = false;
   int64_t max_timestamp_ = kMinWatermark;
   int64_t emitted_watermark_ = kMinWatermark;
   absl::Time last_watermark_emit_ = absl::InfinitePast();

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "gcpstream/runtime/sink.h"
 #include "gcpstream/runtime/source.h"
 
@@ -141,7 +142,8 @@ class CollectingSink final : public Sink<int64_t> {
 
   absl::StatusOr<std::unique_ptr<SinkWriter<int64_t>>> CreateWriter(
       const SinkWriterContext& context) override {
-    return std::make_unique<Writer>(collected_, context.subtask_index, this);
+    return std::make_unique<Writer>(collected_, context.subtask_index, this,
+                                    context.mailbox);
   }
   std::unique_ptr<Committer> CreateCommitter() override {
     return std::make_unique<CollectingCommitter>(collected_, this);
@@ -149,13 +151,24 @@ class CollectingSink final : public Sink<int64_t> {
 
   std::atomic<int64_t> fail_after{-1};  // Fail once when this many written.
   std::atomic<bool> fail_first_commit{false};
+  // The `stall_flush`-th Flush() over all writers (from 1) waits
+  // `stall_for` for an answer that never comes, serving its mailbox as a
+  // connector waiting for acknowledgements does; it gives up when the job
+  // is cancelled. `stalled` is raised when that wait begins.
+  std::atomic<int> stall_flush{0};
+  absl::Duration stall_for = absl::InfiniteDuration();
+  std::atomic<bool> stalled{false};
+  std::atomic<int> flushes{0};
 
  private:
   class Writer final : public SinkWriter<int64_t> {
    public:
     Writer(std::shared_ptr<Collected> collected, int subtask,
-           CollectingSink* sink)
-        : collected_(std::move(collected)), subtask_(subtask), sink_(sink) {}
+           CollectingSink* sink, MailboxExecutor mailbox)
+        : collected_(std::move(collected)),
+          subtask_(subtask),
+          sink_(sink),
+          mailbox_(mailbox) {}
     absl::Status Write(const int64_t& record, const WriterContext&) override {
       absl::MutexLock lock(&collected_->mu);
       if (sink_->fail_after >= 0 &&
@@ -176,6 +189,14 @@ class CollectingSink final : public Sink<int64_t> {
       return absl::OkStatus();
     }
     absl::Status Flush(bool end_of_input) override {
+      if (++sink_->flushes == sink_->stall_flush) {
+        sink_->stalled = true;
+        const absl::Time deadline = absl::Now() + sink_->stall_for;
+        if (!mailbox_.YieldUntil([] { return false; }, deadline) &&
+            absl::Now() < deadline) {
+          return absl::CancelledError("flush: the job was cancelled");
+        }
+      }
       if (end_of_input) {
         absl::MutexLock lock(&collected_->mu);
         collected_->final_flushes++;
@@ -199,6 +220,7 @@ class CollectingSink final : public Sink<int64_t> {
     std::shared_ptr<Collected> collected_;
     int subtask_;
     CollectingSink* sink_;
+    MailboxExecutor mailbox_;
     std::vector<int64_t> staged_;
   };
 
