@@ -2,9 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/time/clock.h"
 
 #include "gcpstream/cli/cli_test_util.h"
 #include "gmock/gmock.h"
@@ -14,6 +19,7 @@ namespace gcpstream::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using ::gcpstream::cli::testing::Background;
 using ::gcpstream::cli::testing::Gcpstream;
 using ::gcpstream::cli::testing::Outcome;
 using ::testing::HasSubstr;
@@ -71,6 +77,70 @@ TEST_F(CliTest, ReportsProgressWhenNotOnATerminal) {
   EXPECT_THAT(ran.output, HasSubstr("gcpstream: progress: checkpoints "));
   EXPECT_THAT(ran.output, HasSubstr("sink archive: 300 in"));
   EXPECT_EQ(Gcpstream("run --progress-interval soon " + path).exit_code, 2);
+}
+
+// The order ids in every committed part file under `directory`.
+std::vector<int64_t> CommittedOrderIds(const std::string& directory) {
+  std::vector<int64_t> ids;
+  if (!fs::exists(directory)) return ids;
+  for (const auto& entry : fs::directory_iterator(directory)) {
+    if (!entry.is_regular_file()) continue;  // .inprogress: staged only.
+    std::ifstream file(entry.path());
+    for (std::string line; std::getline(file, line);) {
+      const std::string key = "\"order_id\":";
+      const size_t at = line.find(key);
+      int64_t id = -1;
+      if (at != std::string::npos) {
+        const size_t start = at + key.size();
+        (void)absl::SimpleAtoi(
+            line.substr(start, line.find_first_of(",}", start) - start), &id);
+      }
+      ids.push_back(id);
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+// Kubernetes' rolling restart: SIGTERM, then a new process on the same
+// checkpoint directory. The first stop commits everything read; the second
+// process reads on from there: every order once, none twice, none missing.
+TEST_F(CliTest, TermStopsWithAFinalCheckpointAndARestartReplaysNothing) {
+  const std::string path = root_ + "/endless.yaml";
+  std::ofstream(path) << "checkpoint-interval: 1h\n"
+                      << "checkpoint-directory: " << root_ << "/checkpoints\n"
+                      << "source: {type: sample-orders, count: 100000000, "
+                         "records-per-second: 2000}\n"
+                      << "sinks: [{name: archive, type: file, directory: "
+                      << root_ << "/out}]\n";
+  size_t committed_before = 0;
+  for (int run = 0; run < 2; ++run) {
+    Background gcpstream("run --progress-interval 100ms " + path,
+                         root_ + "/run.log");
+    const absl::Time deadline = absl::Now() + absl::Seconds(20);
+    while (gcpstream.Output().find("sink archive: ") == std::string::npos &&
+           absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    absl::SleepFor(absl::Milliseconds(300));
+    gcpstream.Signal(SIGTERM);
+    Outcome stopped = gcpstream.Wait();
+    EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
+    EXPECT_THAT(stopped.output,
+                HasSubstr("gcpstream: stopping with a final checkpoint "
+                          "(within 25s; signal again to exit at once)"));
+    EXPECT_THAT(stopped.output,
+                HasSubstr("pipeline 'endless' stopped after a final "
+                          "checkpoint (nothing to replay): 1 checkpoints"));
+    const std::vector<int64_t> ids = CommittedOrderIds(root_ + "/out");
+    EXPECT_GT(ids.size(), committed_before) << "run " << run;
+    committed_before = ids.size();
+  }
+  const std::vector<int64_t> ids = CommittedOrderIds(root_ + "/out");
+  ASSERT_FALSE(ids.empty());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_EQ(ids[i], 100000 + static_cast<int64_t>(i)) << "at " << i;
+  }
 }
 
 TEST_F(CliTest, AFailedJobExitsOneWithOneParagraph) {

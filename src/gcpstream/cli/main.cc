@@ -114,7 +114,9 @@ std::vector<emulators::EmulatorKind> EmulatorsFor(config::PipelineFile& file) {
       kinds.insert(kind);
     }
   };
-  add_type(file.source);
+  for (config::PipelineFile::Source& source : file.sources) {
+    add_type(source.options);
+  }
   for (config::PipelineFile::Sink& sink : file.sinks) add_type(sink.options);
   return {kinds.begin(), kinds.end()};
 }

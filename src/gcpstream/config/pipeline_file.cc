@@ -62,6 +62,38 @@ absl::StatusOr<runtime::RestartStrategy> ParseRestart(OptionMap& map) {
   return strategy;
 }
 
+// A source's own keys, beside its connector's options.
+absl::StatusOr<PipelineFile::Source> ReadSource(OptionMap options,
+                                                std::string default_name) {
+  PipelineFile::Source source{.name = std::move(default_name),
+                              .options = std::move(options)};
+  // Read from the kept map, so its factory does not see these keys as
+  // unknown.
+  OptionMap& map = source.options;
+  absl::StatusOr<std::optional<std::string>> name = map.String("name");
+  if (!name.ok()) return name.status();
+  if (name->has_value()) source.name = **name;
+  absl::StatusOr<std::optional<std::string>> event_time_field =
+      map.String("event-time-field");
+  if (!event_time_field.ok()) return event_time_field.status();
+  if (event_time_field->has_value()) {
+    absl::StatusOr<FieldPath> field = FieldPath::Parse(**event_time_field);
+    if (!field.ok()) {
+      return ConfigError(
+          map.PositionOf("event-time-field"),
+          absl::StrCat(map.what(), ": option 'event-time-field': ",
+                       field.status().message()));
+    }
+    source.event_time_field = *std::move(field);
+  }
+  if (absl::Status status = AssignIfSet(map.Duration("max-out-of-orderness"),
+                                        source.max_out_of_orderness);
+      !status.ok()) {
+    return status;
+  }
+  return source;
+}
+
 }  // namespace
 
 absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
@@ -110,6 +142,9 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
   }
   absl::StatusOr<std::optional<OptionMap>> source = top->Map("source");
   if (!source.ok()) return source.status();
+  absl::StatusOr<std::optional<std::vector<OptionMap>>> sources =
+      top->MapList("sources");
+  if (!sources.ok()) return sources.status();
   absl::StatusOr<std::optional<std::vector<OptionMap>>> sinks =
       top->MapList("sinks");
   if (!sinks.ok()) return sinks.status();
@@ -133,10 +168,18 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
   if (absl::Status unknown = top->CheckNoUnknownKeys(); !unknown.ok()) {
     return unknown;
   }
-  if (!source->has_value()) {
-    return ConfigError(top->position(),
-                       "pipeline: 'source' is required (a mapping with a "
-                       "'type' and its options)");
+  if (source->has_value() == sources->has_value()) {
+    return ConfigError(
+        top->position(),
+        source->has_value()
+            ? "pipeline: give either 'source' or 'sources', not both"
+            : "pipeline: 'source' is required (a mapping with a 'type' and "
+              "its options), or 'sources' (a list of them, whose records are "
+              "merged)");
+  }
+  if (sources->has_value() && (*sources)->empty()) {
+    return ConfigError(top->PositionOf("sources"),
+                       "pipeline: 'sources' needs at least one source");
   }
   if (!sinks->has_value() || (*sinks)->empty()) {
     return ConfigError(top->position(),
@@ -146,33 +189,29 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
   PipelineFile file{.path = path,
                     .options = std::move(options),
                     .parallelism = static_cast<int>(parallelism),
-                    .source = std::move(**source),
-                    .source_name = "",
+                    .sources = {},
                     .transforms = std::move(transforms),
                     .sinks = {},
                     .local = std::move(local_resources)};
-  absl::StatusOr<std::optional<std::string>> source_name =
-      file.source.String("name");
-  if (!source_name.ok()) return source_name.status();
-  file.source_name = source_name->value_or("source");
-  absl::StatusOr<std::optional<std::string>> event_time_field =
-      file.source.String("event-time-field");
-  if (!event_time_field.ok()) return event_time_field.status();
-  if (event_time_field->has_value()) {
-    absl::StatusOr<FieldPath> field = FieldPath::Parse(**event_time_field);
-    if (!field.ok()) {
-      return ConfigError(
-          file.source.PositionOf("event-time-field"),
-          absl::StrCat(file.source.what(), ": option 'event-time-field': ",
-                       field.status().message()));
-    }
-    file.event_time_field = *std::move(field);
+  const bool listed = sources->has_value();
+  std::set<std::string> source_names;
+  std::vector<OptionMap> source_maps;
+  if (listed) {
+    source_maps = **std::move(sources);
+  } else {
+    source_maps.push_back(**std::move(source));
   }
-  if (absl::Status status =
-          AssignIfSet(file.source.Duration("max-out-of-orderness"),
-                      file.max_out_of_orderness);
-      !status.ok()) {
-    return status;
+  for (OptionMap& map : source_maps) {
+    absl::StatusOr<PipelineFile::Source> read = ReadSource(
+        std::move(map),
+        listed ? absl::StrCat("source-", file.sources.size() + 1) : "source");
+    if (!read.ok()) return read.status();
+    if (!source_names.insert(absl::AsciiStrToLower(read->name)).second) {
+      return ConfigError(read->options.PositionOf("name"),
+                         absl::StrCat("two sources are named '", read->name,
+                                      "'; source names must be unique"));
+    }
+    file.sources.push_back(*std::move(read));
   }
   std::set<std::string> names;
   for (OptionMap& sink : **sinks) {
@@ -222,29 +261,42 @@ absl::StatusOr<PipelineFile> LoadPipelineFile(const std::string& path) {
 
 absl::StatusOr<std::unique_ptr<runtime::Pipeline>> BuildPipeline(
     PipelineFile& file, const ConnectorRegistry& registry) {
-  BuildEnvironment environment{.pipeline_name = file.options.name,
-                               .name = file.source_name};
-  absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> source =
-      registry.BuildSource(file.source, environment);
-  if (!source.ok()) return source.status();
+  std::vector<std::shared_ptr<runtime::Source<Record>>> sources;
+  for (PipelineFile::Source& source : file.sources) {
+    BuildEnvironment environment{.pipeline_name = file.options.name,
+                                 .name = source.name};
+    absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> built =
+        registry.BuildSource(source.options, environment);
+    if (!built.ok()) return built.status();
+    sources.push_back(*std::move(built));
+  }
   std::vector<std::shared_ptr<runtime::Sink<Record>>> sinks;
   for (PipelineFile::Sink& sink : file.sinks) {
-    environment.name = sink.name;
+    BuildEnvironment environment{.pipeline_name = file.options.name,
+                                 .name = sink.name};
     absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> built =
         registry.BuildSink(sink.options, environment);
     if (!built.ok()) return built.status();
     sinks.push_back(*std::move(built));
   }
   auto pipeline = std::make_unique<runtime::Pipeline>(file.options);
-  runtime::WatermarkStrategy<Record> strategy;
-  strategy.max_out_of_orderness = file.max_out_of_orderness;
-  if (file.event_time_field.has_value()) {
-    strategy.timestamp = [field = *file.event_time_field](const Record& r) {
-      return EventTimeOf(r, field);
-    };
+  std::vector<runtime::DataStream<Record>> streams;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    runtime::WatermarkStrategy<Record> strategy;
+    strategy.max_out_of_orderness = file.sources[i].max_out_of_orderness;
+    if (file.sources[i].event_time_field.has_value()) {
+      strategy.timestamp =
+          [field = *file.sources[i].event_time_field](const Record& r) {
+            return EventTimeOf(r, field);
+          };
+    }
+    streams.push_back(pipeline->AddSource(
+        std::move(sources[i]), file.parallelism, std::move(strategy)));
   }
-  runtime::DataStream<Record> stream = pipeline->AddSource(
-      *std::move(source), file.parallelism, std::move(strategy));
+  runtime::DataStream<Record> stream =
+      streams.size() == 1
+          ? streams.front()
+          : streams.front().Union({streams.begin() + 1, streams.end()});
   for (const Transform& transform : file.transforms) {
     stream = transform.ApplyTo(std::move(stream));
   }

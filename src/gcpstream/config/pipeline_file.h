@@ -24,13 +24,17 @@ struct PipelineFile {
   std::string path;
   runtime::PipelineOptions options;
   int parallelism = 1;
-  OptionMap source;
-  std::string source_name;
-  // The source's `event-time-field` (RFC 3339 text or epoch milliseconds):
-  // each record's event time, for templates and watermarks; else the time
-  // the source gives (a Pub/Sub message's publish time) or none.
-  std::optional<FieldPath> event_time_field = std::nullopt;
-  absl::Duration max_out_of_orderness = absl::ZeroDuration();
+  struct Source {
+    std::string name;
+    OptionMap options;
+    // Its `event-time-field` (RFC 3339 text or epoch milliseconds): each
+    // record's event time, for templates and watermarks; else the time the
+    // source gives (a Pub/Sub message's publish time) or none.
+    std::optional<FieldPath> event_time_field = std::nullopt;
+    absl::Duration max_out_of_orderness = absl::ZeroDuration();
+  };
+  // `source:`, or the items of `sources:` (their records are unioned).
+  std::vector<Source> sources;
   std::vector<Transform> transforms;
   struct Sink {
     std::string name;

@@ -120,7 +120,8 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
             "p.yaml:3:1: pipeline: unknown option 'paralelism'; accepted: "
             "checkpoint-directory, checkpoint-interval, checkpoint-timeout, "
             "local, name, parallelism, restart-strategy, shutdown-timeout, "
-            "sinks, source, tolerable-checkpoint-failures, transforms (did "
+            "sinks, source, sources, tolerable-checkpoint-failures, "
+            "transforms (did "
             "you mean 'parallelism'?)"},
            {ok_source + ok_sinks + "checkpoint-timeout: 0s\n",
             "p.yaml:3:21: pipeline: option 'checkpoint-timeout' must be "
@@ -136,6 +137,20 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
             "'forever'; accepted values: none, fixed-delay, "
             "exponential-backoff"},
            {ok_sinks, "pipeline: 'source' is required"},
+           {ok_source + ok_sinks +
+                "sources: [{type: json-lines, paths: [b]}]\n",
+            "p.yaml:1:1: pipeline: give either 'source' or 'sources', not "
+            "both"},
+           {ok_sinks + "sources: []\n",
+            "p.yaml:2:10: pipeline: 'sources' needs at least one source"},
+           {ok_sinks + "sources:\n  - {type: json-lines, paths: [a]}\n"
+                       "  - {name: Source-1, type: json-lines, paths: [b]}\n",
+            "p.yaml:4:11: two sources are named 'Source-1'; source names "
+            "must be unique"},
+           {ok_sinks + "sources:\n  - {type: json-lines, paths: [a], "
+                       "event-time-field: 'a..b'}\n",
+            "p.yaml:3:50: pipeline 'sources' item 1: option "
+            "'event-time-field': "},
            {ok_source + "sinks: []\n", "pipeline: 'sinks' is required"},
            {ok_source + "sinks:\n  - {name: a, type: file, directory: /o}\n"
                         "  - {name: A, type: file, directory: /p}\n",
@@ -196,6 +211,59 @@ TEST_F(PipelineFileTest, RunsAFileToFilePipelineToEverySink) {
     std::sort(ids.begin(), ids.end());
     ASSERT_EQ(ids.size(), 100U) << out;
     for (int i = 0; i < 100; ++i) EXPECT_EQ(ids[i], i) << out;
+  }
+}
+
+// Two sources (each with its own files and event-time field) feed one
+// stream: every record of both reaches the sink once.
+TEST_F(PipelineFileTest, SourcesAreMergedIntoOneStream) {
+  fs::create_directories(root_ + "/in2");
+  {
+    std::ofstream first(root_ + "/in/a.jsonl");
+    std::ofstream second(root_ + "/in2/b.jsonl");
+    for (int i = 0; i < 300; ++i) {
+      first << "{\"id\":" << i << ",\"at\":" << 1000 * i << "}\n";
+      second << "{\"id\":" << 1000 + i << ",\"ts\":\"2026-12-06T00:00:0"
+             << i % 10 << "Z\"}\n";
+    }
+  }
+  const std::string yaml =
+      "parallelism: 2\n"
+      "checkpoint-interval: 20ms\n"
+      "sources:\n"
+      "  - {type: json-lines, directory: " +
+      root_ +
+      "/in, "
+      "event-time-field: at}\n"
+      "  - {name: second, type: json-lines, directory: " +
+      root_ +
+      "/in2, "
+      "event-time-field: ts, max-out-of-orderness: 10s}\n"
+      "sinks: [{type: file, directory: " +
+      root_ + "/out}]\n";
+  auto file = ParsePipelineFile(yaml, "two.yaml");
+  ASSERT_TRUE(file.ok()) << file.status();
+  ASSERT_EQ(file->sources.size(), 2U);
+  EXPECT_EQ(file->sources[0].name, "source-1");
+  EXPECT_EQ(file->sources[1].name, "second");
+  EXPECT_EQ(file->sources[1].max_out_of_orderness, absl::Seconds(10));
+  auto pipeline = BuildPipeline(*file, ConnectorRegistry::Global());
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  auto summary = (*pipeline)->Run();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  std::vector<int> ids;
+  for (const auto& entry : fs::directory_iterator(root_ + "/out")) {
+    if (entry.path().extension() != ".jsonl") continue;
+    std::ifstream lines(entry.path());
+    for (std::string line; std::getline(lines, line);) {
+      ids.push_back(nlohmann::json::parse(line).at("id").get<int>());
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  ASSERT_EQ(ids.size(), 600U);
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(ids[i], i);
+    EXPECT_EQ(ids[300 + i], 1000 + i);
   }
 }
 

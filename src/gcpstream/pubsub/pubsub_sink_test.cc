@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -18,6 +19,8 @@
 #include "gcpstream/pubsub/pubsub_sink.h"
 #include "gcpstream/pubsub/pubsub_sink_fixture.h"
 #include "gcpstream/pubsub/pubsub_sink_test_util.h"
+#include "gcpstream/runtime/pipeline.h"
+#include "gcpstream/runtime/testing/test_connectors.h"
 #include "gcpstream/testing/scripted_server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -350,6 +353,49 @@ TEST_F(PubSubSinkTest, NoProgressFailsAfterPublishProgressTimeout) {
   EXPECT_EQ(flushed.code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_THAT(flushed.message(), HasSubstr("publish-progress-timeout"));
   writer->Close();
+}
+
+// A service that never answers holds a checkpoint's Flush() for up to
+// publish-progress-timeout (here 20 s, 600 s by default); stopping the
+// pipeline must not wait for it.
+TEST_F(PubSubSinkTest, StopReturnsAtOnceWhenPublishesAreNeverAnswered) {
+  server_->SetDefault(kPublish, [](const google::protobuf::Message& m) {
+    return Delayed(absl::Hours(1),
+                   Acknowledge(static_cast<const PublishRequest&>(m)));
+  });
+  runtime::PipelineOptions pipeline_options;
+  pipeline_options.checkpoint_interval = absl::Milliseconds(50);
+  runtime::Pipeline pipeline(pipeline_options);
+  pipeline
+      .AddSource(std::make_shared<runtime::testing::CountingSource>(
+                     1'000'000, 10, absl::Milliseconds(1)),
+                 1)
+      .Map([](int64_t v) {
+        return Order{"orders", "", absl::StrCat(v)};
+      })
+      .SinkTo(std::make_shared<PubSubSink<Order>>(
+          Options(), OrderTopicResolver("p"), OrderSerializer(),
+          Recording(failures_)));
+  absl::StatusOr<runtime::JobSummary> summary;
+  absl::Time returned;
+  std::thread run([&] {
+    summary = pipeline.Run();
+    returned = absl::Now();
+  });
+  // Publishes are out, and a checkpoint is waiting for them.
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (server_->CallCount(kPublish) == 0) {
+    ASSERT_LT(absl::Now(), deadline);
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  absl::SleepFor(absl::Milliseconds(200));  // Inside the Flush().
+  const absl::Time stopped = absl::Now();
+  pipeline.Stop();
+  run.join();
+  EXPECT_LT(returned - stopped, absl::Seconds(1));
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_TRUE(summary->stopped);
+  EXPECT_EQ(summary->checkpoints_completed, 0);
 }
 
 TEST(PubSubSinkOptionsTest, ErrorsNameTheOption) {

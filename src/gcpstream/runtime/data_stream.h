@@ -1,10 +1,12 @@
 #ifndef GCPSTREAM_RUNTIME_DATA_STREAM_H_
 #define GCPSTREAM_RUNTIME_DATA_STREAM_H_
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gcpstream/runtime/exchange.h"
@@ -75,7 +77,7 @@ class DataStream {
   template <typename F>
   DataStream<T> KeyBy(F key_fn, int parallelism = 0) {
     return Exchange(
-        "keyby",
+        "keyby", {*this}, ExchangeSpec<T>::Routing::kPartitioner,
         [key_fn = std::move(key_fn)](const T& record, size_t consumers) {
           return static_cast<size_t>(StableHash(key_fn(record)) % consumers);
         },
@@ -84,7 +86,26 @@ class DataStream {
 
   // Spreads records round-robin over `parallelism` subtasks.
   DataStream<T> Rebalance(int parallelism) {
-    return Exchange("rebalance", nullptr, parallelism);
+    return Exchange("rebalance", {*this}, ExchangeSpec<T>::Routing::kRoundRobin,
+                    nullptr, parallelism);
+  }
+
+  // One stream of this one's records and those of `others` (streams of the
+  // same pipeline, typically of other sources), in a new stage of
+  // `parallelism` subtasks (<= 0: the largest input parallelism). Producer
+  // subtask i feeds consumer i mod parallelism, so each split's records keep
+  // their order; the stage's watermark is the least of its inputs', and
+  // checkpoint barriers are aligned over all of them.
+  DataStream<T> Union(const std::vector<DataStream<T>>& others,
+                      int parallelism = 0) {
+    std::vector<DataStream<T>> inputs{*this};
+    int widest = this->parallelism();
+    for (const DataStream<T>& other : others) {
+      inputs.push_back(other);
+      widest = std::max(widest, other.parallelism());
+    }
+    return Exchange("union", inputs, ExchangeSpec<T>::Routing::kPointwise,
+                    nullptr, parallelism > 0 ? parallelism : widest);
   }
 
   // Writes the stream to `sink` with `parallelism` writers (<= 0: the
@@ -130,23 +151,35 @@ class DataStream {
   }
 
  private:
+  // A new stage fed by `producers` (all of this stream's graph) through an
+  // exchange routed by `routing`.
   DataStream<T> Exchange(const std::string& kind,
+                         const std::vector<DataStream<T>>& producers,
+                         typename ExchangeSpec<T>::Routing routing,
                          typename ExchangeSpec<T>::Partitioner partitioner,
                          int parallelism) {
     const int consumer_stage = static_cast<int>(graph_->stages.size());
-    auto spec = std::make_shared<ExchangeSpec<T>>(stage_, consumer_stage,
+    std::vector<int> producer_stages;
+    for (const DataStream<T>& producer : producers) {
+      producer_stages.push_back(producer.stage_);
+    }
+    auto spec = std::make_shared<ExchangeSpec<T>>(std::move(producer_stages),
+                                                  consumer_stage, routing,
                                                   std::move(partitioner));
     const std::string name = absl::StrCat(kind, "-", consumer_stage);
-    node_->AddConsumer([spec, name](BuildContext& context)
-                           -> absl::StatusOr<std::shared_ptr<Output<T>>> {
-      auto endpoint = std::make_shared<ExchangeEndpoint<T>>(
-          spec.get(), context,
-          OperatorMetrics::Create(context.attempt->metrics,
-                                  context.attempt->pipeline, name + "-out",
-                                  context.subtask));
-      context.task->endpoints().push_back(endpoint);
-      return std::shared_ptr<Output<T>>(endpoint);
-    });
+    for (const DataStream<T>& producer : producers) {
+      producer.node_->AddConsumer(
+          [spec, name](BuildContext& context)
+              -> absl::StatusOr<std::shared_ptr<Output<T>>> {
+            auto endpoint = std::make_shared<ExchangeEndpoint<T>>(
+                spec.get(), context,
+                OperatorMetrics::Create(context.attempt->metrics,
+                                        context.attempt->pipeline,
+                                        name + "-out", context.subtask));
+            context.task->endpoints().push_back(endpoint);
+            return std::shared_ptr<Output<T>>(endpoint);
+          });
+    }
     auto root = std::make_shared<Node<T>>();
     PipelineGraph::Stage stage;
     stage.name = name;

@@ -16,31 +16,44 @@
 
 namespace gcpstream::runtime {
 
-// The wiring between a stage and the next: which consumer subtask each
-// record goes to, and the channels of the current attempt.
+// The wiring between stages and the next: which consumer subtask each
+// record goes to, and the channels of the current attempt. A union has
+// several producing stages; their subtasks are the rows of one matrix.
 template <typename T>
 class ExchangeSpec {
  public:
-  // Returns the consumer index for a record; empty means round-robin.
+  // Returns the consumer index for a record.
   using Partitioner = std::function<size_t(const T&, size_t consumers)>;
   using Matrix = std::vector<std::vector<std::shared_ptr<Channel<T>>>>;
+  enum class Routing {
+    kPartitioner,  // By the partitioner (KeyBy).
+    kRoundRobin,   // Record by record over every consumer (Rebalance).
+    // Producer subtask i always feeds consumer i mod consumers (Union): the
+    // records of one split stay in order.
+    kPointwise
+  };
 
-  ExchangeSpec(int producer_stage, int consumer_stage, Partitioner partitioner)
-      : producer_stage_(producer_stage),
+  ExchangeSpec(std::vector<int> producer_stages, int consumer_stage,
+               Routing routing, Partitioner partitioner = nullptr)
+      : producer_stages_(std::move(producer_stages)),
         consumer_stage_(consumer_stage),
+        routing_(routing),
         partitioner_(std::move(partitioner)) {}
 
-  // The channels [producer][consumer] of this attempt, created on first use.
+  // The channels [producer row][consumer] of this attempt, created on first
+  // use.
   Matrix& Channels(AttemptResources& attempt) const {
     auto& slot = attempt.exchanges[consumer_stage_];
     if (slot == nullptr) {
-      const auto& producers = attempt.signals[producer_stage_];
       const auto& consumers = attempt.signals[consumer_stage_];
-      auto matrix = std::make_shared<Matrix>(producers.size());
-      for (size_t p = 0; p < producers.size(); ++p) {
-        for (const auto& consumer : consumers) {
-          (*matrix)[p].push_back(std::make_shared<Channel<T>>(
-              attempt.channel_capacity, consumer, producers[p]));
+      auto matrix = std::make_shared<Matrix>();
+      for (int stage : producer_stages_) {
+        for (const auto& producer : attempt.signals[stage]) {
+          auto& row = matrix->emplace_back();
+          for (const auto& consumer : consumers) {
+            row.push_back(std::make_shared<Channel<T>>(attempt.channel_capacity,
+                                                       consumer, producer));
+          }
         }
       }
       slot = matrix;
@@ -48,12 +61,24 @@ class ExchangeSpec {
     return *std::static_pointer_cast<Matrix>(slot);
   }
 
+  // The matrix row of `subtask` of producing stage `stage`.
+  size_t RowOf(const AttemptResources& attempt, int stage, int subtask) const {
+    size_t row = 0;
+    for (int producer : producer_stages_) {
+      if (producer == stage) break;
+      row += attempt.signals[producer].size();
+    }
+    return row + static_cast<size_t>(subtask);
+  }
+
+  Routing routing() const { return routing_; }
   const Partitioner& partitioner() const { return partitioner_; }
   int consumer_stage() const { return consumer_stage_; }
 
  private:
-  int producer_stage_;
+  std::vector<int> producer_stages_;
   int consumer_stage_;
+  Routing routing_;
   Partitioner partitioner_;
 };
 
@@ -68,7 +93,8 @@ class ExchangeEndpoint final : public Endpoint, public Output<T> {
                    OperatorMetrics metrics)
       : spec_(spec),
         task_(&context.task->context()),
-        channels_(spec->Channels(*context.attempt)[context.subtask]),
+        channels_(spec->Channels(*context.attempt)[spec->RowOf(
+            *context.attempt, context.stage, context.subtask)]),
         buffers_(channels_.size()),
         batch_size_(context.attempt->batch_size),
         metrics_(std::move(metrics)),
@@ -77,10 +103,17 @@ class ExchangeEndpoint final : public Endpoint, public Output<T> {
   }
 
   void Collect(StreamRecord<T>&& record) override {
-    const size_t consumer =
-        spec_->partitioner()
-            ? spec_->partitioner()(record.value, channels_.size())
-            : next_++ % channels_.size();
+    size_t consumer = next_;
+    switch (spec_->routing()) {
+      case ExchangeSpec<T>::Routing::kPartitioner:
+        consumer = spec_->partitioner()(record.value, channels_.size());
+        break;
+      case ExchangeSpec<T>::Routing::kRoundRobin:
+        next_ = (next_ + 1) % channels_.size();
+        break;
+      case ExchangeSpec<T>::Routing::kPointwise:
+        break;
+    }
     auto& buffer = buffers_[consumer];
     buffer.emplace_back(std::move(record));
     if (buffer.size() >= batch_size_) Push(consumer);

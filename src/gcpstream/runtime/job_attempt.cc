@@ -151,8 +151,8 @@ absl::Status JobAttempt::Complete(Pending& pending) {
   }
   for (TaskSnapshot& snapshot : pending.snapshots) {
     if (snapshot.source_splits.has_value()) {
-      // One source per pipeline today; its id is the first.
-      auto& splits = data.source_splits[graph_.sources.front().id];
+      // A source's stage is named by the source's id.
+      auto& splits = data.source_splits[graph_.stages[snapshot.stage].name];
       for (Split& split : *snapshot.source_splits) {
         splits.push_back(std::move(split));
       }

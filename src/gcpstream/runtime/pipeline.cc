@@ -96,10 +96,6 @@ absl::StatusOr<JobSummary> Pipeline::Run() {
   if (graph_.sources.empty()) {
     return absl::FailedPreconditionError("pipeline has no source");
   }
-  if (graph_.sources.size() > 1) {
-    return absl::UnimplementedError(
-        "a pipeline has exactly one source today; run one pipeline per source");
-  }
   if (absl::Status valid = ValidateOptions(); !valid.ok()) return valid;
   std::optional<CheckpointStorage> storage;
   if (!options_.checkpoint_directory.empty()) {

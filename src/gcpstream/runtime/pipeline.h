@@ -17,7 +17,7 @@
 
 namespace gcpstream::runtime {
 
-// A streaming job on this machine: one source, transforms, exchanges and
+// A streaming job on this machine: sources, transforms, exchanges and
 // sinks, run by one thread per subtask with checkpoints and restarts.
 //
 //   Pipeline pipeline(options);

@@ -300,8 +300,12 @@ TEST_F(SpannerSinkTest, ConstraintViolationFollowsThePolicy) {
     ASSERT_TRUE(Write(**writer, {2, 5}).ok());
     absl::Status flushed = (*writer)->Flush(false);
     EXPECT_EQ(flushed.code(), absl::StatusCode::kOutOfRange);
-    EXPECT_THAT(flushed.message(),
-                HasSubstr("constraint-violation-policy=fail-job"));
+    EXPECT_THAT(
+        flushed.message(),
+        HasSubstr("(OUT_OF_RANGE; constraint-violation-policy=fail-job: "
+                  "set constraint-violation-policy: "
+                  "route-to-failure-handler to send such records to "
+                  "the failure handler instead of failing the job)"));
     (*writer)->Close();
   }
   SpannerSinkOptions options = Options();
@@ -538,6 +542,7 @@ TEST_F(SpannerSinkTest, UnknownColumnFailsAndWrongTypeIsRouted) {
   // The default handler is fail-job: the wrong type is a per-record failure
   // it turns into the job's failure, naming the column.
   absl::Status wrong = (*writer)->Write(0, WriterContext());
+  EXPECT_EQ(wrong.code(), absl::StatusCode::kInvalidArgument) << wrong;
   EXPECT_THAT(wrong.message(), HasSubstr("Orders.OrderId is INT64"));
   (*writer)->Close();
   auto second = sink.CreateWriter(context);

@@ -261,11 +261,8 @@ absl::Status SpannerWriteEngine::SendViaCommit(Batch batch) {
                 committed.code(),
                 absl::StrCat(options_.name, ": a commit of ", batch.size(),
                              " mutations to ", options_.database.ResourceName(),
-                             " failed: ", committed.message(), " (",
-                             kConstraintViolationPolicyOption.key(), "=",
-                             kConstraintViolationPolicyOption.Name(
-                                 options_.constraint_violation_policy),
-                             ")")));
+                             " failed: ", committed.message(),
+                             RefusalNote(committed.code()))));
           case StatusClass::kTransient:
             break;
         }
@@ -332,13 +329,29 @@ absl::Status SpannerWriteEngine::Refused(const PendingMutation& pending,
                                          const absl::Status& status) const {
   return absl::Status(
       status.code(),
-      absl::StrCat(options_.name, ": Spanner refused a ",
+      absl::StrCat(options_.name, ": Spanner refused the ",
                    OperationName(pending.mutation.operation()), " of ",
-                   pending.mutation.table(), ": ", status.message(), " (",
-                   kConstraintViolationPolicyOption.key(), "=",
-                   kConstraintViolationPolicyOption.Name(
-                       options_.constraint_violation_policy),
-                   ")"));
+                   pending.mutation.table(), ": ", status.message(),
+                   RefusalNote(status.code())));
+}
+
+std::string SpannerWriteEngine::RefusalNote(absl::StatusCode code) const {
+  std::string note = absl::StrCat(" (", absl::StatusCodeToString(code), "; ",
+                                  kConstraintViolationPolicyOption.key(), "=",
+                                  kConstraintViolationPolicyOption.Name(
+                                      options_.constraint_violation_policy));
+  const ConstraintViolationPolicy route =
+      ConstraintViolationPolicy::kRouteToFailureHandler;
+  if (options_.constraint_violation_policy != route &&
+      SpannerClassification(route).ClassifyEntry(absl::Status(code, "")) ==
+          StatusClass::kPerRecord) {
+    absl::StrAppend(&note, ": set ", kConstraintViolationPolicyOption.key(),
+                    ": ", kConstraintViolationPolicyOption.Name(route),
+                    " to send such records to the failure handler instead of "
+                    "failing the job");
+  }
+  absl::StrAppend(&note, ")");
+  return note;
 }
 
 absl::Status SpannerWriteEngine::Undecided(const absl::Status& exhausted,

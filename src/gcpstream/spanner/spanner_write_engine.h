@@ -112,6 +112,9 @@ class SpannerWriteEngine {
   absl::Status Refused(const PendingMutation& pending,
                        const absl::Status& status) const;
   absl::Status Undecided(const absl::Status& exhausted, size_t mutations) const;
+  // " (FAILED_PRECONDITION; constraint-violation-policy=fail-job: ...)": the
+  // code, the policy, and how to route such refusals when that would.
+  std::string RefusalNote(absl::StatusCode code) const;
   void UpdateBufferGauges();
 
   const SpannerSinkOptions options_;
