@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/time/clock.h"
 
 #include "gcpstream/cli/cli_test_util.h"
@@ -79,27 +78,31 @@ TEST_F(CliTest, ReportsProgressWhenNotOnATerminal) {
   EXPECT_EQ(Gcpstream("run --progress-interval soon " + path).exit_code, 2);
 }
 
-// The order ids in every committed part file under `directory`.
-std::vector<int64_t> CommittedOrderIds(const std::string& directory) {
-  std::vector<int64_t> ids;
-  if (!fs::exists(directory)) return ids;
+// The index i of every committed sample order under `directory`, from its
+// placed_at (the epoch of the sample plus i seconds; order ids repeat on
+// purpose), sorted.
+std::vector<int64_t> CommittedOrderIndexes(const std::string& directory) {
+  std::vector<int64_t> indexes;
+  if (!fs::exists(directory)) return indexes;
   for (const auto& entry : fs::directory_iterator(directory)) {
     if (!entry.is_regular_file()) continue;  // .inprogress: staged only.
     std::ifstream file(entry.path());
     for (std::string line; std::getline(file, line);) {
-      const std::string key = "\"order_id\":";
+      const std::string key = "\"placed_at\":\"";
       const size_t at = line.find(key);
-      int64_t id = -1;
+      absl::Time placed = absl::InfinitePast();
       if (at != std::string::npos) {
         const size_t start = at + key.size();
-        (void)absl::SimpleAtoi(
-            line.substr(start, line.find_first_of(",}", start) - start), &id);
+        std::string error;
+        (void)absl::ParseTime(absl::RFC3339_full,
+                              line.substr(start, line.find('"', start) - start),
+                              &placed, &error);
       }
-      ids.push_back(id);
+      indexes.push_back(absl::ToUnixSeconds(placed) - 1796083200);
     }
   }
-  std::sort(ids.begin(), ids.end());
-  return ids;
+  std::sort(indexes.begin(), indexes.end());
+  return indexes;
 }
 
 // Kubernetes' rolling restart: SIGTERM, then a new process on the same
@@ -132,14 +135,14 @@ TEST_F(CliTest, TermStopsWithAFinalCheckpointAndARestartReplaysNothing) {
     EXPECT_THAT(stopped.output,
                 HasSubstr("pipeline 'endless' stopped after a final "
                           "checkpoint (nothing to replay): 1 checkpoints"));
-    const std::vector<int64_t> ids = CommittedOrderIds(root_ + "/out");
-    EXPECT_GT(ids.size(), committed_before) << "run " << run;
-    committed_before = ids.size();
+    const std::vector<int64_t> indexes = CommittedOrderIndexes(root_ + "/out");
+    EXPECT_GT(indexes.size(), committed_before) << "run " << run;
+    committed_before = indexes.size();
   }
-  const std::vector<int64_t> ids = CommittedOrderIds(root_ + "/out");
-  ASSERT_FALSE(ids.empty());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    ASSERT_EQ(ids[i], 100000 + static_cast<int64_t>(i)) << "at " << i;
+  const std::vector<int64_t> indexes = CommittedOrderIndexes(root_ + "/out");
+  ASSERT_FALSE(indexes.empty());
+  for (size_t i = 0; i < indexes.size(); ++i) {
+    ASSERT_EQ(indexes[i], static_cast<int64_t>(i)) << "at " << i;
   }
 }
 

@@ -127,11 +127,6 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
                     options.shutdown_timeout)}) {
     if (!status.ok()) return status;
   }
-  if (options.checkpoint_timeout <= absl::ZeroDuration()) {
-    return ConfigError(top->PositionOf("checkpoint-timeout"),
-                       "pipeline: option 'checkpoint-timeout' must be "
-                       "positive (default 10m)");
-  }
   absl::StatusOr<std::optional<OptionMap>> restart =
       top->Map("restart-strategy");
   if (!restart.ok()) return restart.status();

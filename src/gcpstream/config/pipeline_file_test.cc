@@ -124,8 +124,8 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
             "transforms (did "
             "you mean 'parallelism'?)"},
            {ok_source + ok_sinks + "checkpoint-timeout: 0s\n",
-            "p.yaml:3:21: pipeline: option 'checkpoint-timeout' must be "
-            "positive"},
+            "p.yaml:3:21: pipeline: checkpoint-timeout: '0s' is not a valid "
+            "duration (must be at least 1ns)"},
            {ok_source + ok_sinks + "tolerable-checkpoint-failures: -1\n",
             "p.yaml:3:32: pipeline: option 'tolerable-checkpoint-failures' "
             "must be between 0 and 1000000"},
@@ -145,11 +145,11 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
             "p.yaml:2:10: pipeline: 'sources' needs at least one source"},
            {ok_sinks + "sources:\n  - {type: json-lines, paths: [a]}\n"
                        "  - {name: Source-1, type: json-lines, paths: [b]}\n",
-            "p.yaml:4:11: two sources are named 'Source-1'; source names "
+            "p.yaml:4:12: two sources are named 'Source-1'; source names "
             "must be unique"},
            {ok_sinks + "sources:\n  - {type: json-lines, paths: [a], "
                        "event-time-field: 'a..b'}\n",
-            "p.yaml:3:50: pipeline 'sources' item 1: option "
+            "p.yaml:3:54: pipeline 'sources' item 1: option "
             "'event-time-field': "},
            {ok_source + "sinks: []\n", "pipeline: 'sinks' is required"},
            {ok_source + "sinks:\n  - {name: a, type: file, directory: /o}\n"
@@ -171,7 +171,7 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
        }) {
     const absl::Status status = BuildError(c.yaml);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.yaml;
-    EXPECT_THAT(status.message(), HasSubstr(c.expected)) << c.yaml;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(c.expected)) << c.yaml;
   }
 }
 

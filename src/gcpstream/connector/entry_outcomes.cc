@@ -42,6 +42,7 @@ EntryOutcomes::Sorted EntryOutcomes::Sort(
         if (!sorted.fatal_entry.has_value()) {
           sorted.fatal_entry.emplace(i, status);
         }
+        sorted.fatal_entries.emplace_back(i, status);
         break;
     }
   }

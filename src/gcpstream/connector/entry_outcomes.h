@@ -43,8 +43,9 @@ class EntryOutcomes {
     // request's); UNAVAILABLE naming the undecided entries when only those
     // are left.
     absl::Status retry_status;
-    // The first entry refused fatally, if any.
+    // The first entry refused fatally, if any, and all of them.
     std::optional<std::pair<size_t, absl::Status>> fatal_entry;
+    std::vector<std::pair<size_t, absl::Status>> fatal_entries;
     // The request's status when it is neither OK nor transient: a
     // request-level refusal is never routed.
     absl::Status fatal_request;

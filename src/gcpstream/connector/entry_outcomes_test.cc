@@ -77,7 +77,7 @@ TEST(EntryOutcomesTest, AFatalRequestStatusIsNeverRoutedAndEntriesKeepTheirs) {
               ElementsAre(Pair(0, absl::AlreadyExistsError("dup"))));
 }
 
-TEST(EntryOutcomesTest, KeepsTheFirstFatalEntry) {
+TEST(EntryOutcomesTest, KeepsTheFirstFatalEntryAndListsThemAll) {
   EntryOutcomes outcomes(3);
   outcomes.Report(2, absl::PermissionDeniedError("second"));
   outcomes.Report(1, absl::NotFoundError("first"));
@@ -86,6 +86,9 @@ TEST(EntryOutcomesTest, KeepsTheFirstFatalEntry) {
   ASSERT_TRUE(sorted.fatal_entry.has_value());
   EXPECT_EQ(sorted.fatal_entry->first, 1u);
   EXPECT_EQ(sorted.fatal_entry->second, absl::NotFoundError("first"));
+  EXPECT_THAT(sorted.fatal_entries,
+              ElementsAre(Pair(1, absl::NotFoundError("first")),
+                          Pair(2, absl::PermissionDeniedError("second"))));
 }
 
 }  // namespace

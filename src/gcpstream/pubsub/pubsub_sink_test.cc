@@ -31,6 +31,7 @@ namespace {
 using ::gcpstream::pubsub::testing::Acknowledge;
 using ::gcpstream::pubsub::testing::kPublish;
 using ::gcpstream::pubsub::testing::Order;
+using ::gcpstream::pubsub::testing::OrderSerializer;
 using ::gcpstream::pubsub::testing::OrderTopicResolver;
 using ::gcpstream::pubsub::testing::PubSubSinkTest;
 using ::gcpstream::pubsub::testing::Recording;

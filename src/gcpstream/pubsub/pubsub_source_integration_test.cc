@@ -423,5 +423,86 @@ TEST_F(PubSubSourceIntegrationTest, PerKeyOrderSurvivesSinkAndSource) {
   EXPECT_EQ(last_of_key.size(), static_cast<size_t>(kKeys));
 }
 
+// At a small max-outstanding-messages an ordered subscription used to give
+// duplicates without any failure: messages the emulator (which ignores flow
+// control) had sent waited unread, hence unleased, past their ack deadline
+// and came again with the rest of their key. (With the reader as it was,
+// this test took 35 s and left 100 committed messages on the subscription,
+// to be delivered again; at 20,000 messages and a cap of 300 it committed
+// 35,700 lines.) Now everything delivered is read and leased, redeliveries
+// are recognised by message id, and a graceful stop leaves nothing behind.
+TEST_F(PubSubSourceIntegrationTest, SmallOutstandingCapGivesNoDuplicates) {
+  CreateTopicAndSubscription("capped", "capped-sub", /*ordered=*/true);
+  constexpr int kMessages = 6000;
+  constexpr int kKeys = 20;
+  {
+    auto publisher = google::pubsub::v1::Publisher::NewStub(channel_);
+    for (int first = 0; first < kMessages; first += 500) {
+      google::pubsub::v1::PublishRequest request;
+      request.set_topic(absl::StrCat("projects/", kProject, "/topics/capped"));
+      for (int i = first; i < first + 500; ++i) {
+        auto& message = *request.add_messages();
+        message.set_data(absl::StrCat(i));
+        message.set_ordering_key(absl::StrCat("key-", i % kKeys));
+      }
+      grpc::ClientContext context;
+      google::pubsub::v1::PublishResponse response;
+      ASSERT_TRUE(publisher->Publish(&context, request, &response).ok());
+    }
+  }
+  runtime::PipelineOptions options;
+  options.name = "capped";
+  options.checkpoint_interval = absl::Milliseconds(500);
+  MetricsRegistry metrics;
+  runtime::Pipeline pipeline(options, &metrics);
+  auto collected = std::make_shared<runtime::testing::Collected>();
+  PubSubSourceOptions source_options = Options({"capped-sub"});
+  source_options.ordering_mode = OrderingMode::kPerKey;
+  source_options.max_outstanding_messages = 100;
+  source_options.stream_ack_deadline = absl::Seconds(10);
+  pipeline
+      .AddSource(std::make_shared<PubSubSource<int64_t>>(source_options,
+                                                         NumberDeserializer()),
+                 1)
+      .SinkTo(std::make_shared<runtime::testing::CollectingSink>(collected));
+  absl::StatusOr<runtime::JobSummary> summary;
+  std::thread run([&] { summary = pipeline.Run(); });
+  const absl::Time deadline = absl::Now() + absl::Seconds(90);
+  while (absl::Now() < deadline) {
+    absl::MutexLock lock(&collected->mu);
+    if (collected->committed.size() >= kMessages) break;
+    collected->mu.AwaitWithTimeout(absl::Condition::kTrue,
+                                   absl::Milliseconds(100));
+  }
+  pipeline.StopWithCheckpoint();
+  run.join();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_TRUE(summary->stopped_with_checkpoint);
+  {
+    absl::MutexLock lock(&collected->mu);
+    std::vector<int64_t> committed = collected->committed;
+    std::sort(committed.begin(), committed.end());
+    const auto repeated = std::adjacent_find(committed.begin(), committed.end());
+    EXPECT_EQ(repeated, committed.end())
+        << "duplicate " << *repeated << "; " << committed.size()
+        << " committed for " << kMessages << " messages";
+    EXPECT_EQ(committed.size(), static_cast<size_t>(kMessages));
+    std::map<int64_t, int64_t> last_of_key;
+    for (int64_t value : collected->committed) {
+      auto [it, first] = last_of_key.try_emplace(value % kKeys, value);
+      if (!first) {
+        EXPECT_LT(it->second, value) << "key " << value % kKeys;
+        it->second = value;
+      }
+    }
+  }
+  const std::string text = metrics.ExportPrometheusText();
+  EXPECT_THAT(text, HasSubstr("messages_redelivered{"));
+  // Everything committed was acknowledged: nothing comes back.
+  EXPECT_EQ(PullMessages(channel_, kProject, "capped-sub", 1, /*attempts=*/2)
+                .size(),
+            0u);
+}
+
 }  // namespace
 }  // namespace gcpstream::pubsub

@@ -27,6 +27,8 @@ constexpr size_t kMaxAckIdsPerRequest = 1000;
 constexpr size_t kMaxAckBytesPerRequest = 500'000;
 constexpr absl::Duration kAckTimeout = absl::Seconds(60);
 constexpr absl::Duration kCloseGrace = absl::Seconds(5);
+// Acknowledged message ids remembered to recognise their redeliveries.
+constexpr size_t kAckedWindow = 100'000;
 
 }  // namespace
 
@@ -204,6 +206,10 @@ absl::Status PullReader::RegisterMetrics(
   auto expirations = counter(
       "lease_expirations",
       "Messages whose lease stopped being extended (max-lease-extension).");
+  auto redelivered = counter(
+      "messages_redelivered",
+      "Messages received again while outstanding or lately acknowledged "
+      "(by message id); never emitted twice.");
   auto messages = gauge("outstanding_messages",
                         "Messages received and not yet acknowledged.");
   auto bytes =
@@ -213,6 +219,7 @@ absl::Status PullReader::RegisterMetrics(
   for (const absl::Status& status :
        {received.status(), acked.status(), nacked.status(), failures.status(),
         reconnects.status(), ack_failures.status(), expirations.status(),
+        redelivered.status(),
         messages.status(), bytes.status(), awaiting.status()}) {
     if (!status.ok()) return status;
   }
@@ -223,6 +230,7 @@ absl::Status PullReader::RegisterMetrics(
                      .reconnects = *reconnects,
                      .ack_failures = *ack_failures,
                      .lease_expirations = *expirations,
+                     .redelivered = *redelivered,
                      .outstanding_messages = *messages,
                      .outstanding_bytes = *bytes,
                      .awaiting_checkpoint = *awaiting};
@@ -245,19 +253,23 @@ void PullReader::Open(size_t slot) {
   s.stream = stream;
   s.reading = false;
   streams_.push_back(stream);
-  if (BelowLimits()) {
+  if (BelowBufferLimit()) {
     s.reading = true;
     stream->Read();
   }
 }
 
-bool PullReader::BelowLimits() const {
-  return outstanding_messages_ < options_.max_outstanding_messages &&
-         outstanding_bytes_ < options_.max_outstanding_bytes;
+// The stream's flow control (max-outstanding-*) is the service's to keep;
+// what it delivers beyond it (the emulator ignores it, the service may
+// overshoot) is read and leased too, since a message left unread in the
+// stream is not leased and comes back as a duplicate. Reading stops only at
+// twice max-outstanding-bytes, to bound memory.
+bool PullReader::BelowBufferLimit() const {
+  return outstanding_bytes_ < 2 * options_.max_outstanding_bytes;
 }
 
 void PullReader::ResumeReads() {
-  if (closed_ || !BelowLimits()) return;
+  if (closed_ || !BelowBufferLimit()) return;
   for (StreamSlot& s : slots_) {
     if (s.stream != nullptr && !s.reading) {
       s.reading = true;
@@ -280,13 +292,14 @@ void PullReader::OnResponse(size_t slot, uint64_t generation,
     message.message = std::move(*received.mutable_message());
     message.received = now;
     message.slot = slot;
+    metrics_.received->Increment();
+    if (TakeRedelivery(message)) continue;
     outstanding_messages_ += 1;
     outstanding_bytes_ += message.bytes;
-    metrics_.received->Increment();
     pending_.push_back(std::move(message));
   }
   UpdateGauges();
-  if (BelowLimits()) {
+  if (BelowBufferLimit()) {
     s.reading = true;
     s.stream->Read();
   }
@@ -371,7 +384,8 @@ void PullReader::PopEmitted() {
   emitted_.push_back(Leased{.ack_id = std::move(message.ack_id),
                             .slot = message.slot,
                             .bytes = message.bytes,
-                            .received = message.received});
+                            .received = message.received,
+                            .message_id = message.message.message_id()});
   pending_.pop_front();
   ++awaiting_;
   if (!checkpoint_completed_ && !first_wait_since_.has_value()) {
@@ -407,10 +421,13 @@ absl::Status PullReader::PopFailed(const absl::Status& status) {
   one.push_back(Leased{.ack_id = std::move(message.ack_id),
                        .slot = message.slot,
                        .bytes = message.bytes,
-                       .received = message.received});
+                       .received = message.received,
+                       .message_id = message.message.message_id()});
   const int64_t bytes = message.bytes;
   pending_.pop_front();
-  SendAcks(std::move(one), deadline);
+  SendAcks(WithRedeliveries(std::move(one),
+                            /*acknowledged=*/!deadline.has_value()),
+           deadline);
   Release(1, bytes);
   return absl::OkStatus();
 }
@@ -440,9 +457,55 @@ void PullReader::CheckpointComplete(int64_t checkpoint_id) {
   }
   if (acks.empty()) return;
   awaiting_ -= messages;
-  SendAcks(std::move(acks), std::nullopt);
+  SendAcks(WithRedeliveries(std::move(acks), /*acknowledged=*/true),
+           std::nullopt);
   metrics_.acked->Increment(messages);
   Release(messages, bytes);
+}
+
+bool PullReader::TakeRedelivery(ReceivedMessage& message) {
+  const std::string& id = message.message.message_id();
+  if (id.empty()) return false;  // Only scripted servers send none.
+  Leased again{.ack_id = std::move(message.ack_id),
+               .slot = message.slot,
+               .bytes = 0,
+               .received = message.received};
+  if (auto it = outstanding_ids_.find(id); it != outstanding_ids_.end()) {
+    metrics_.redelivered->Increment();
+    it->second.push_back(std::move(again));
+    return true;
+  }
+  if (acked_ids_.contains(id)) {
+    // A checkpoint covered its first copy: this one is only acknowledged.
+    metrics_.redelivered->Increment();
+    std::vector<Leased> ack;
+    ack.push_back(std::move(again));
+    SendAcks(std::move(ack), std::nullopt);
+    return true;
+  }
+  message.ack_id = std::move(again.ack_id);
+  outstanding_ids_.try_emplace(id);
+  return false;
+}
+
+std::vector<PullReader::Leased> PullReader::WithRedeliveries(
+    std::vector<Leased> leased, bool acknowledged) {
+  const size_t first_copies = leased.size();
+  for (size_t i = 0; i < first_copies; ++i) {
+    const std::string id = leased[i].message_id;
+    if (id.empty()) continue;
+    if (auto it = outstanding_ids_.find(id); it != outstanding_ids_.end()) {
+      for (Leased& again : it->second) leased.push_back(std::move(again));
+      outstanding_ids_.erase(it);
+    }
+    if (!acknowledged || !acked_ids_.insert(id).second) continue;
+    acked_order_.push_back(id);
+    if (acked_order_.size() > kAckedWindow) {
+      acked_ids_.erase(acked_order_.front());
+      acked_order_.pop_front();
+    }
+  }
+  return leased;
 }
 
 void PullReader::Release(int64_t messages, int64_t bytes) {
@@ -538,6 +601,9 @@ void PullReader::ExtendLeases() {
   for (const auto& [id, leased] : by_checkpoint_) {
     for (const Leased& l : leased) consider(l.ack_id, l.slot, l.received);
   }
+  for (const auto& [id, again] : outstanding_ids_) {
+    for (const Leased& l : again) consider(l.ack_id, l.slot, l.received);
+  }
   if (expired > 0) metrics_.lease_expirations->Increment(expired);
   if (extend.empty()) return;
   SendAcks(
@@ -564,6 +630,10 @@ void PullReader::Close() {
   for (auto& [id, leased] : by_checkpoint_) {
     for (Leased& l : leased) nack.push_back(std::move(l));
   }
+  for (auto& [id, again] : outstanding_ids_) {
+    for (Leased& l : again) nack.push_back(std::move(l));
+  }
+  outstanding_ids_.clear();
   if (!nack.empty()) {
     metrics_.nacked->Increment(nack.size());
     SendAcks(std::move(nack), 0);

@@ -12,6 +12,7 @@
 #include <grpcpp/channel.h>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -109,6 +110,7 @@ class PullReader {
     std::shared_ptr<Counter> reconnects;
     std::shared_ptr<Counter> ack_failures;
     std::shared_ptr<Counter> lease_expirations;
+    std::shared_ptr<Counter> redelivered;
     std::shared_ptr<Gauge> outstanding_messages;
     std::shared_ptr<Gauge> outstanding_bytes;
     std::shared_ptr<Gauge> awaiting_checkpoint;
@@ -126,6 +128,7 @@ class PullReader {
     size_t slot = 0;
     int64_t bytes = 0;
     absl::Time received = absl::InfinitePast();
+    std::string message_id = {};
   };
 
   absl::Status RegisterMetrics(const runtime::SourceReaderContext& context);
@@ -134,9 +137,17 @@ class PullReader {
                   google::pubsub::v1::StreamingPullResponse response);
   void OnStreamDone(size_t slot, uint64_t generation,
                     const absl::Status& status);
-  bool BelowLimits() const;
+  bool BelowBufferLimit() const;
   void ResumeReads();
   void Release(int64_t messages, int64_t bytes);
+  // A message whose id is outstanding or was acknowledged lately is a
+  // redelivery: counted, its ack id kept with the first copy's (or
+  // acknowledged at once), never emitted twice. True if `message` was one.
+  bool TakeRedelivery(ReceivedMessage& message);
+  // The ack ids of `leased` plus those of their redeliveries; forgets the
+  // message ids (remembering them as acknowledged when `acknowledged`).
+  std::vector<Leased> WithRedeliveries(std::vector<Leased> leased,
+                                       bool acknowledged);
   // Acknowledges (no deadline) or modifies the deadline of `leased`, with
   // unary calls per subscription in chunks within the service's limits.
   void SendAcks(std::vector<Leased> leased,
@@ -164,6 +175,12 @@ class PullReader {
   // Emitted since the last snapshot, and per snapshotted checkpoint.
   std::vector<Leased> emitted_;
   std::map<int64_t, std::vector<Leased>> by_checkpoint_;
+  // Message id of every outstanding message -> ack ids of its redeliveries
+  // (leased and acknowledged with it).
+  absl::flat_hash_map<std::string, std::vector<Leased>> outstanding_ids_;
+  // The latest acknowledged message ids (a bounded window, oldest first).
+  std::deque<std::string> acked_order_;
+  absl::flat_hash_set<std::string> acked_ids_;
   int64_t outstanding_messages_ = 0;
   int64_t outstanding_bytes_ = 0;
   int64_t awaiting_ = 0;

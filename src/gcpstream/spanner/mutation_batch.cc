@@ -26,43 +26,74 @@ std::string KeyString(absl::string_view table,
 }  // namespace
 
 MutationBatch::Candidate MutationBatch::Prepare(PendingMutation pending) const {
-  Candidate candidate{std::move(pending), std::nullopt};
+  const TableSchema* table = catalog_->FindTable(pending.mutation.table());
+  Candidate candidate{std::move(pending), std::nullopt, table};
   const auto& proto = candidate.pending.encoded.proto;
+  std::vector<google::protobuf::ListValue> keys;
+  absl::string_view table_name;
   if (proto.has_delete_()) {
     if (proto.delete_().key_set().ranges_size() > 0) return candidate;
-    std::vector<std::string> keys;
-    for (const auto& key : proto.delete_().key_set().keys()) {
-      keys.push_back(KeyString(proto.delete_().table(), key));
+    table_name = proto.delete_().table();
+    keys.assign(proto.delete_().key_set().keys().begin(),
+                proto.delete_().key_set().keys().end());
+  } else {
+    const google::spanner::v1::Mutation::Write& write =
+        proto.has_insert()             ? proto.insert()
+        : proto.has_update()           ? proto.update()
+        : proto.has_insert_or_update() ? proto.insert_or_update()
+                                       : proto.replace();
+    table_name = write.table();
+    google::protobuf::ListValue& key = keys.emplace_back();
+    for (int part : candidate.table->primary_key) {
+      const std::string& name = candidate.table->columns[part].name;
+      int found = -1;
+      for (int i = 0; i < write.columns_size(); ++i) {
+        if (write.columns(i) == name) found = i;
+      }
+      if (found < 0) return candidate;
+      *key.add_values() = write.values(0).values(found);
     }
-    candidate.keys = std::move(keys);
-    return candidate;
   }
-  const google::spanner::v1::Mutation::Write& write =
-      proto.has_insert()             ? proto.insert()
-      : proto.has_update()           ? proto.update()
-      : proto.has_insert_or_update() ? proto.insert_or_update()
-                                     : proto.replace();
-  const TableSchema* table =
-      catalog_->FindTable(candidate.pending.mutation.table());
-  google::protobuf::ListValue key;
-  for (int part : table->primary_key) {
-    const std::string& name = table->columns[part].name;
-    int found = -1;
-    for (int i = 0; i < write.columns_size(); ++i) {
-      if (write.columns(i) == name) found = i;
+  std::optional<std::string> group;
+  if (candidate.table != nullptr && candidate.table->hierarchy) {
+    const size_t parts = candidate.table->root_key_parts;
+    for (const google::protobuf::ListValue& key : keys) {
+      if (static_cast<size_t>(key.values_size()) < parts) return candidate;
+      google::protobuf::ListValue prefix;
+      for (size_t i = 0; i < parts; ++i) {
+        *prefix.add_values() = key.values(static_cast<int>(i));
+      }
+      std::string root_key =
+          KeyString(candidate.table->root->QualifiedName(), prefix);
+      if (group.has_value() && *group != root_key) return candidate;
+      group = std::move(root_key);
     }
-    if (found < 0) return candidate;
-    *key.add_values() = write.values(0).values(found);
   }
-  candidate.keys = std::vector<std::string>{KeyString(write.table(), key)};
+  std::vector<std::string> key_strings;
+  key_strings.reserve(keys.size());
+  for (const google::protobuf::ListValue& key : keys) {
+    key_strings.push_back(KeyString(table_name, key));
+  }
+  candidate.keys = std::move(key_strings);
+  if (group.has_value()) candidate.pending.group = *std::move(group);
   return candidate;
 }
 
 bool MutationBatch::Fits(const Candidate& candidate) const {
   if (entries_.empty()) return true;
   if (sealed_ || !candidate.keys.has_value()) return false;
+  const std::string& group = candidate.pending.group;
   for (const std::string& key : *candidate.keys) {
-    if (keys_.contains(key)) return false;
+    auto it = keys_.find(key);
+    if (it != keys_.end() && (group.empty() || it->second != group)) {
+      return false;
+    }
+  }
+  if (candidate.table != nullptr && candidate.table->family >= 0) {
+    auto it = family_roots_.find(candidate.table->family);
+    if (it != family_roots_.end() && it->second != candidate.table->root) {
+      return false;
+    }
   }
   const EncodedMutation& encoded = candidate.pending.encoded;
   return cells_ + encoded.cells <= limits_.max_cells &&
@@ -72,9 +103,14 @@ bool MutationBatch::Fits(const Candidate& candidate) const {
 
 void MutationBatch::Add(Candidate candidate) {
   if (candidate.keys.has_value()) {
-    for (std::string& key : *candidate.keys) keys_.insert(std::move(key));
+    for (std::string& key : *candidate.keys) {
+      keys_.try_emplace(std::move(key), candidate.pending.group);
+    }
   } else {
     sealed_ = true;
+  }
+  if (candidate.table != nullptr && candidate.table->family >= 0) {
+    family_roots_.try_emplace(candidate.table->family, candidate.table->root);
   }
   cells_ += candidate.pending.encoded.cells;
   bytes_ += candidate.pending.encoded.bytes;
@@ -85,6 +121,7 @@ std::vector<PendingMutation> MutationBatch::Take() {
   std::vector<PendingMutation> out = std::move(entries_);
   entries_.clear();
   keys_.clear();
+  family_roots_.clear();
   sealed_ = false;
   cells_ = 0;
   bytes_ = 0;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
+#include "absl/container/flat_hash_map.h"
 #include "gcpstream/spanner/schema_catalog.h"
 #include "gcpstream/spanner/spanner_mutation.h"
 
@@ -16,6 +16,10 @@ namespace gcpstream::spanner {
 struct PendingMutation {
   Mutation mutation;
   EncodedMutation encoded;
+  // The BatchWrite mutation group it shares with the other mutations of its
+  // interleave hierarchy's root key (applied together, in order); empty for
+  // a group of its own.
+  std::string group = {};
 };
 
 struct MutationBatchLimits {
@@ -24,10 +28,20 @@ struct MutationBatchLimits {
   int64_t max_bytes = 0;
 };
 
-// The open batch of a Spanner writer. Mutations of one key never share a
-// batch: BatchWrite applies groups in no particular order, and the later
-// one must win. A mutation whose keys cannot be known (a range delete, a
-// write without the whole key) seals the batch: nothing joins it.
+// The open batch of a Spanner writer. BatchWrite applies mutation groups in
+// no particular order, so rows that depend on each other are kept apart or
+// together:
+// - mutations of one key never share a batch in different groups: the later
+//   one must win;
+// - in an interleave hierarchy, every mutation under one root key goes into
+//   one group, applied atomically in arrival order (a parent before its
+//   children, children deleted before their parent);
+// - hierarchies linked by foreign keys (a family) never share a batch: a
+//   mutation of another hierarchy of the family waits for the next batch,
+//   after the one holding the rows it may reference (or that reference it)
+//   was applied.
+// A mutation whose keys cannot be known (a range delete, a write without the
+// whole key, a delete spanning root keys) seals the batch: nothing joins it.
 class MutationBatch {
  public:
   MutationBatch(MutationBatchLimits limits, const SchemaCatalog& catalog)
@@ -37,6 +51,7 @@ class MutationBatch {
   struct Candidate {
     PendingMutation pending;
     std::optional<std::vector<std::string>> keys;
+    const TableSchema* table = nullptr;
   };
   Candidate Prepare(PendingMutation pending) const;
   // False when the open batch must be sent before `candidate` joins it:
@@ -56,7 +71,10 @@ class MutationBatch {
   MutationBatchLimits limits_;
   const SchemaCatalog* catalog_;
   std::vector<PendingMutation> entries_;
-  absl::flat_hash_set<std::string> keys_;
+  // Key -> its group ("" for a group of its own).
+  absl::flat_hash_map<std::string, std::string> keys_;
+  // Family -> the root of the one hierarchy of it in the batch.
+  absl::flat_hash_map<int, const TableSchema*> family_roots_;
   bool sealed_ = false;
   int64_t cells_ = 0;
   int64_t bytes_ = 0;

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "spdlog/spdlog.h"
@@ -36,17 +37,31 @@ BatchWriteRequestFor::BatchWriteRequestFor(
     const std::vector<PendingMutation*>& batch)
     : batch_(batch) {
   SetPriority(options, *request_.mutable_request_options());
-  for (PendingMutation* pending : batch_) {
-    request_.add_mutation_groups()->add_mutations()->Swap(
-        &pending->encoded.proto);
+  absl::flat_hash_map<absl::string_view, size_t> group_of;
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    PendingMutation& pending = *batch_[i];
+    size_t group = groups_.size();
+    if (!pending.group.empty()) {
+      group = group_of.try_emplace(pending.group, groups_.size()).first->second;
+    }
+    if (group == groups_.size()) {
+      groups_.emplace_back();
+      request_.add_mutation_groups();
+    }
+    groups_[group].push_back(i);
+    request_.mutable_mutation_groups(static_cast<int>(group))
+        ->add_mutations()
+        ->Swap(&pending.encoded.proto);
   }
 }
 
 BatchWriteRequestFor::~BatchWriteRequestFor() {
-  for (size_t i = 0; i < batch_.size(); ++i) {
-    batch_[i]->encoded.proto.Swap(
-        request_.mutable_mutation_groups(static_cast<int>(i))
-            ->mutable_mutations(0));
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    auto& group = *request_.mutable_mutation_groups(static_cast<int>(g));
+    for (size_t k = 0; k < groups_[g].size(); ++k) {
+      batch_[groups_[g][k]]->encoded.proto.Swap(
+          group.mutable_mutations(static_cast<int>(k)));
+    }
   }
 }
 

@@ -15,7 +15,8 @@ namespace gcpstream::spanner {
 // when it goes away, never copied (a batch is resent as it is).
 class BatchWriteRequestFor {
  public:
-  // One group per mutation, so each has its own status.
+  // One group per mutation, so each has its own status, except mutations
+  // sharing a PendingMutation::group: one group for them, in batch order.
   BatchWriteRequestFor(const SpannerSinkOptions& options,
                        const std::vector<PendingMutation*>& batch);
   ~BatchWriteRequestFor();
@@ -23,10 +24,13 @@ class BatchWriteRequestFor {
   BatchWriteRequestFor& operator=(const BatchWriteRequestFor&) = delete;
 
   google::spanner::v1::BatchWriteRequest& request() { return request_; }
+  // Group index -> the batch indexes of its mutations, ascending.
+  const std::vector<std::vector<size_t>>& groups() const { return groups_; }
 
  private:
   google::spanner::v1::BatchWriteRequest request_;
   const std::vector<PendingMutation*>& batch_;
+  std::vector<std::vector<size_t>> groups_;
 };
 
 class CommitRequestFor {

@@ -128,8 +128,97 @@ std::string SchemaCatalog::IndexColumnsQuery(Dialect dialect) {
          "('information_schema', 'spanner_sys', 'pg_catalog')";
 }
 
+std::string SchemaCatalog::RelationsQuery(Dialect dialect) {
+  // Interleaved tables live in their parent's schema.
+  if (dialect == Dialect::kGoogleSql) {
+    return "SELECT TABLE_SCHEMA, TABLE_NAME, 'INTERLEAVE', TABLE_SCHEMA, "
+           "PARENT_TABLE_NAME FROM INFORMATION_SCHEMA.TABLES WHERE "
+           "PARENT_TABLE_NAME IS NOT NULL AND TABLE_SCHEMA NOT IN "
+           "('INFORMATION_SCHEMA', 'SPANNER_SYS') "
+           "UNION ALL "
+           "SELECT fk.TABLE_SCHEMA, fk.TABLE_NAME, 'FOREIGN_KEY', "
+           "pk.TABLE_SCHEMA, pk.TABLE_NAME FROM "
+           "INFORMATION_SCHEMA.REFERENTIAL_CONSTRAINTS AS rc JOIN "
+           "INFORMATION_SCHEMA.TABLE_CONSTRAINTS AS fk ON "
+           "fk.CONSTRAINT_SCHEMA = rc.CONSTRAINT_SCHEMA AND "
+           "fk.CONSTRAINT_NAME = rc.CONSTRAINT_NAME JOIN "
+           "INFORMATION_SCHEMA.TABLE_CONSTRAINTS AS pk ON "
+           "pk.CONSTRAINT_SCHEMA = rc.UNIQUE_CONSTRAINT_SCHEMA AND "
+           "pk.CONSTRAINT_NAME = rc.UNIQUE_CONSTRAINT_NAME";
+  }
+  return "SELECT table_schema, table_name, 'INTERLEAVE', table_schema, "
+         "parent_table_name FROM information_schema.tables WHERE "
+         "parent_table_name IS NOT NULL AND table_schema NOT IN "
+         "('information_schema', 'spanner_sys', 'pg_catalog') "
+         "UNION ALL "
+         "SELECT fk.table_schema, fk.table_name, 'FOREIGN_KEY', "
+         "pk.table_schema, pk.table_name FROM "
+         "information_schema.referential_constraints AS rc JOIN "
+         "information_schema.table_constraints AS fk ON "
+         "fk.constraint_schema = rc.constraint_schema AND "
+         "fk.constraint_name = rc.constraint_name JOIN "
+         "information_schema.table_constraints AS pk ON "
+         "pk.constraint_schema = rc.unique_constraint_schema AND "
+         "pk.constraint_name = rc.unique_constraint_name";
+}
+
+absl::Status SchemaCatalog::LinkRelations(const ResultSet& relations) {
+  absl::flat_hash_map<TableSchema*, TableSchema*> parent;
+  std::vector<std::pair<TableSchema*, TableSchema*>> references;
+  for (const auto& row : relations.rows()) {
+    auto from = tables_.find(Key(Cell(row, 0), Cell(row, 1)));
+    auto to = tables_.find(Key(Cell(row, 3), Cell(row, 4)));
+    if (from == tables_.end() || to == tables_.end()) continue;
+    if (Cell(row, 2) == "INTERLEAVE") {
+      parent[&from->second] = &to->second;
+    } else {
+      references.emplace_back(&from->second, &to->second);
+    }
+  }
+  for (auto& [key, table] : tables_) {
+    TableSchema* root = &table;
+    for (int depth = 0; parent.contains(root); ++depth) {
+      if (depth > 16) {  // Spanner allows 7 levels: this is a cycle.
+        return absl::InternalError(absl::StrCat(
+            "spanner schema: the interleave parents of ",
+            table.QualifiedName(), " form a cycle"));
+      }
+      root = parent[root];
+    }
+    table.root = root;
+    table.root_key_parts = root->primary_key.size();
+    if (root != &table) {
+      table.hierarchy = true;
+      root->hierarchy = true;
+    }
+  }
+  // Families: hierarchies joined by foreign keys (union-find on roots).
+  absl::flat_hash_map<const TableSchema*, const TableSchema*> leader;
+  auto find = [&leader](const TableSchema* t) {
+    while (leader.contains(t) && leader[t] != t) t = leader[t];
+    return t;
+  };
+  for (const auto& [from, to] : references) {
+    const TableSchema* a = find(from->root);
+    const TableSchema* b = find(to->root);
+    leader.try_emplace(a, a);
+    leader.try_emplace(b, b);
+    if (a != b) leader[a] = b;
+  }
+  absl::flat_hash_map<const TableSchema*, int> family_of;
+  for (auto& [key, table] : tables_) {
+    if (!leader.contains(table.root)) continue;
+    const TableSchema* top = find(table.root);
+    table.family =
+        family_of.try_emplace(top, static_cast<int>(family_of.size()))
+            .first->second;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SchemaCatalog> SchemaCatalog::FromResults(
-    Dialect dialect, const ResultSet& columns, const ResultSet& index_columns) {
+    Dialect dialect, const ResultSet& columns, const ResultSet& index_columns,
+    const ResultSet& relations) {
   SchemaCatalog catalog(dialect);
   for (const auto& row : columns.rows()) {
     const std::string schema = Cell(row, 0);
@@ -187,6 +276,9 @@ absl::StatusOr<SchemaCatalog> SchemaCatalog::FromResults(
             " has a gap in INFORMATION_SCHEMA.INDEX_COLUMNS"));
       }
     }
+  }
+  if (absl::Status linked = catalog.LinkRelations(relations); !linked.ok()) {
+    return linked;
   }
   return catalog;
 }

@@ -55,6 +55,17 @@ struct TableSchema {
 
   std::string qualified_name;
   absl::flat_hash_map<std::string, int> column_index;  // By exact name.
+
+  // Dependencies between rows of different tables (see MutationBatch), set
+  // by the catalog: `root` is the top of the table's interleave hierarchy
+  // (itself when not interleaved); `root_key_parts` the length of the root's primary key, the
+  // prefix of every key in the hierarchy; `hierarchy` whether it has more
+  // than one table. `family` numbers the hierarchies linked by foreign keys
+  // (-1: none references this hierarchy and it references none).
+  const TableSchema* root = nullptr;
+  size_t root_key_parts = 0;
+  bool hierarchy = false;
+  int family = -1;
 };
 
 // A mutation in wire form with its weight against the batch limits.
@@ -72,13 +83,17 @@ class SchemaCatalog {
   // The queries that feed FromResults, in the dialect's spelling.
   static std::string ColumnsQuery(Dialect dialect);
   static std::string IndexColumnsQuery(Dialect dialect);
+  static std::string RelationsQuery(Dialect dialect);
 
   // `columns`: rows of ColumnsQuery (schema, table, column, spanner_type,
   // is_nullable); `index_columns`: rows of IndexColumnsQuery (schema,
-  // table, index name, index type, column, ordinal position).
+  // table, index name, index type, column, ordinal position); `relations`:
+  // rows of RelationsQuery (schema, table, "INTERLEAVE" or "FOREIGN_KEY",
+  // schema, table it is interleaved in or references).
   static absl::StatusOr<SchemaCatalog> FromResults(
       Dialect dialect, const google::spanner::v1::ResultSet& columns,
-      const google::spanner::v1::ResultSet& index_columns);
+      const google::spanner::v1::ResultSet& index_columns,
+      const google::spanner::v1::ResultSet& relations = {});
 
   // The table a mutation names: "Orders" in the default schema, or
   // "sales.Orders". Names match case-insensitively, as unquoted
@@ -98,6 +113,7 @@ class SchemaCatalog {
 
  private:
   explicit SchemaCatalog(Dialect dialect) : dialect_(dialect) {}
+  absl::Status LinkRelations(const google::spanner::v1::ResultSet& relations);
 
   Dialect dialect_;
   // Keyed by lower-case "schema.table" with the default schema written "".

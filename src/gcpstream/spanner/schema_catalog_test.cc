@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -53,6 +54,51 @@ SchemaCatalog OrdersCatalog() {
       SchemaCatalog::FromResults(Dialect::kGoogleSql, columns, indexes);
   EXPECT_TRUE(catalog.ok()) << catalog.status();
   return *std::move(catalog);
+}
+
+// Singers > Albums > Songs interleaved; Reviews references Singers; Venues
+// references Labels; Notes stands alone.
+TEST(SchemaCatalogTest, RelationsMakeHierarchiesAndFamilies) {
+  ResultSet columns;
+  ResultSet indexes;
+  const std::vector<std::pair<std::string, int>> tables = {
+      {"Singers", 1}, {"Albums", 2}, {"Songs", 3}, {"Reviews", 1},
+      {"Labels", 1},  {"Venues", 1}, {"Notes", 1}};
+  for (const auto& [table, parts] : tables) {
+    for (int i = 1; i <= parts; ++i) {
+      const std::string column = absl::StrCat("K", i);
+      AddRow(columns, {"", table, column, "INT64", "NO"});
+      AddRow(indexes, {"", table, "PRIMARY_KEY", "PRIMARY_KEY", column,
+                       absl::StrCat(i)});
+    }
+  }
+  ResultSet relations;
+  AddRow(relations, {"", "Songs", "INTERLEAVE", "", "Albums"});
+  AddRow(relations, {"", "Albums", "INTERLEAVE", "", "Singers"});
+  AddRow(relations, {"", "Reviews", "FOREIGN_KEY", "", "Singers"});
+  AddRow(relations, {"", "Venues", "FOREIGN_KEY", "", "Labels"});
+  AddRow(relations, {"", "Gone", "FOREIGN_KEY", "", "Singers"});  // Ignored.
+  auto catalog = SchemaCatalog::FromResults(Dialect::kGoogleSql, columns,
+                                            indexes, relations);
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  auto table = [&](const char* name) { return catalog->FindTable(name); };
+  EXPECT_EQ(table("Songs")->root, table("Singers"));
+  EXPECT_EQ(table("Albums")->root, table("Singers"));
+  EXPECT_EQ(table("Songs")->root_key_parts, 1u);
+  EXPECT_TRUE(table("Singers")->hierarchy);
+  EXPECT_TRUE(table("Songs")->hierarchy);
+  EXPECT_FALSE(table("Reviews")->hierarchy);
+  EXPECT_EQ(table("Reviews")->root, table("Reviews"));
+  // One family for Singers' hierarchy and Reviews, another for Labels and
+  // Venues; Notes is in none.
+  EXPECT_GE(table("Singers")->family, 0);
+  EXPECT_EQ(table("Songs")->family, table("Singers")->family);
+  EXPECT_EQ(table("Reviews")->family, table("Singers")->family);
+  EXPECT_GE(table("Labels")->family, 0);
+  EXPECT_EQ(table("Venues")->family, table("Labels")->family);
+  EXPECT_NE(table("Venues")->family, table("Singers")->family);
+  EXPECT_EQ(table("Notes")->family, -1);
+  EXPECT_FALSE(table("Notes")->hierarchy);
 }
 
 TEST(SchemaCatalogTest, CellsCountColumnsPlusIndexEntries) {

@@ -180,16 +180,18 @@ absl::StatusOr<SchemaCatalog> SpannerConnection::LoadSchema() {
   }
   absl::StatusOr<Dialect> dialect = DialectOf(database);
   if (!dialect.ok()) return dialect.status();
-  google::spanner::v1::ResultSet results[2];
-  const std::string queries[2] = {SchemaCatalog::ColumnsQuery(*dialect),
-                                  SchemaCatalog::IndexColumnsQuery(*dialect)};
-  for (int i = 0; i < 2; ++i) {
+  google::spanner::v1::ResultSet results[3];
+  const std::string queries[3] = {SchemaCatalog::ColumnsQuery(*dialect),
+                                  SchemaCatalog::IndexColumnsQuery(*dialect),
+                                  SchemaCatalog::RelationsQuery(*dialect)};
+  for (int i = 0; i < 3; ++i) {
     absl::StatusOr<std::vector<google::protobuf::ListValue>> rows =
         Query(queries[i]);
     if (!rows.ok()) return rows.status();
     for (auto& row : *rows) *results[i].add_rows() = std::move(row);
   }
-  return SchemaCatalog::FromResults(*dialect, results[0], results[1]);
+  return SchemaCatalog::FromResults(*dialect, results[0], results[1],
+                                    results[2]);
 }
 
 SpannerConnection::BatchWriteResult SpannerConnection::BatchWrite(

@@ -19,6 +19,7 @@
 #include "gcpstream/runtime/connectors/generator_source.h"
 #include "gcpstream/runtime/connectors/testing_files.h"
 #include "gcpstream/runtime/pipeline.h"
+#include "gcpstream/spanner/schema_catalog.h"
 #include "gcpstream/spanner/spanner_sink.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
@@ -434,6 +435,56 @@ TEST_F(SpannerSinkIntegrationTest, EveryColumnTypeRoundTrips) {
   EXPECT_EQ(rows[0][8], "true");
   EXPECT_EQ(rows[0][9], R"({"a":1})");
   EXPECT_EQ(rows[0][11], "2");
+}
+
+// The schema query behind dependency-safe batching (MutationBatch) reads
+// the emulator's INFORMATION_SCHEMA as the sink expects, and parents and
+// interleaved children written together all land.
+TEST_F(SpannerSinkIntegrationTest, RelationsQueryReadsInterleavingAndKeys) {
+  DatabaseDestination db = CreateDatabase(
+      {"CREATE TABLE Singers (SingerId INT64 NOT NULL) PRIMARY KEY (SingerId)",
+       "CREATE TABLE Albums (SingerId INT64 NOT NULL, AlbumId INT64 NOT NULL)"
+       " PRIMARY KEY (SingerId, AlbumId), INTERLEAVE IN PARENT Singers",
+       "CREATE TABLE Reviews (ReviewId INT64 NOT NULL, SingerId INT64, "
+       "CONSTRAINT FkSinger FOREIGN KEY (SingerId) REFERENCES Singers "
+       "(SingerId)) PRIMARY KEY (ReviewId)"});
+  EXPECT_THAT(
+      Query(db, SchemaCatalog::RelationsQuery(Dialect::kGoogleSql)),
+      ::testing::UnorderedElementsAre(
+          ::testing::ElementsAre("", "Albums", "INTERLEAVE", "", "Singers"),
+          ::testing::ElementsAre("", "Reviews", "FOREIGN_KEY", "", "Singers")));
+  SpannerSink<int64_t> sink(
+      Options(db), [](const int64_t& i, const WriterContext&)
+                       -> absl::StatusOr<std::optional<Mutation>> {
+        const int64_t singer = i / 3;
+        switch (i % 3) {
+          case 0:
+            return Mutation::Insert("Singers").Set("SingerId",
+                                                   Value::Int64(singer));
+          case 1:
+            return Mutation::Insert("Albums")
+                .Set("SingerId", Value::Int64(singer))
+                .Set("AlbumId", Value::Int64(1));
+          default:
+            return Mutation::Insert("Reviews")
+                .Set("ReviewId", Value::Int64(singer))
+                .Set("SingerId", Value::Int64(singer));
+        }
+      });
+  runtime::SinkWriterContext context;
+  context.mailbox = runtime::MailboxExecutor(&mailbox_);
+  auto writer = sink.CreateWriter(context);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  for (int64_t i = 0; i < 60; ++i) {
+    absl::Status written = (*writer)->Write(i, WriterContext());
+    ASSERT_TRUE(written.ok()) << written;
+  }
+  absl::Status flushed = (*writer)->Flush(true);
+  ASSERT_TRUE(flushed.ok()) << flushed;
+  (*writer)->Close();
+  EXPECT_EQ(Count(db, "Singers"), "20");
+  EXPECT_EQ(Count(db, "Albums"), "20");
+  EXPECT_EQ(Count(db, "Reviews"), "20");
 }
 
 TEST_F(SpannerSinkIntegrationTest, PostgreSqlDialectThroughTheSamePath) {

@@ -181,8 +181,14 @@ AttemptResult SpannerWriteEngine::BatchWriteOnce(Batch& undecided, int attempts,
                                                  bool& fell_back) {
   core_.metrics().requests->Increment();
   spanner_metrics_.batches_sent->Increment();
-  SpannerConnection::BatchWriteResult result = connection_->BatchWrite(
-      BatchWriteRequestFor(options_, undecided).request());
+  SpannerConnection::BatchWriteResult result;
+  std::vector<std::vector<size_t>> groups;
+  {
+    // Gives the mutations back when it goes: confirming one alone needs it.
+    BatchWriteRequestFor request(options_, undecided);
+    result = connection_->BatchWrite(request.request());
+    groups = request.groups();
+  }
   if (!result.status.ok()) core_.CountError(result.status);
   if (result.status.code() == absl::StatusCode::kUnimplemented &&
       result.responses.empty()) {
@@ -192,7 +198,8 @@ AttemptResult SpannerWriteEngine::BatchWriteOnce(Batch& undecided, int attempts,
     fell_back = true;
     return AttemptResult::Done();
   }
-  connector::EntryOutcomes outcomes(undecided.size());
+  // Outcomes are per group; a group's status is each of its mutations'.
+  connector::EntryOutcomes outcomes(groups.size());
   for (const auto& response : result.responses) {
     const absl::Status status(
         static_cast<absl::StatusCode>(response.status().code()),
@@ -203,15 +210,29 @@ AttemptResult SpannerWriteEngine::BatchWriteOnce(Batch& undecided, int attempts,
   }
   connector::EntryOutcomes::Sorted sorted =
       outcomes.Sort(table_, result.status);
-  for (size_t index : sorted.written) CountWritten(*undecided[index]);
-  if (sorted.fatal_entry.has_value()) {
-    return AttemptResult::Stop(Refused(*undecided[sorted.fatal_entry->first],
-                                       sorted.fatal_entry->second));
+  for (size_t group : sorted.written) {
+    for (size_t index : groups[group]) CountWritten(*undecided[index]);
   }
-  for (const auto& [index, status] : sorted.routed) {
-    if (absl::Status routed = Route(*undecided[index], status, attempts);
-        !routed.ok()) {
-      return AttemptResult::Stop(routed);
+  // A refused group of one mutation is that mutation's refusal; a group of
+  // several does not say which one was refused: each is committed alone, in
+  // order, and decided by its own answer.
+  auto settle = [&](size_t group, const absl::Status& status, bool fatal) {
+    if (groups[group].size() > 1) {
+      Batch members;
+      for (size_t index : groups[group]) members.push_back(undecided[index]);
+      return ConfirmEach(members);
+    }
+    PendingMutation& pending = *undecided[groups[group].front()];
+    return fatal ? Refused(pending, status) : Route(pending, status, attempts);
+  };
+  for (const auto& [group, status] : sorted.fatal_entries) {
+    if (absl::Status settled = settle(group, status, true); !settled.ok()) {
+      return AttemptResult::Stop(settled);
+    }
+  }
+  for (const auto& [group, status] : sorted.routed) {
+    if (absl::Status settled = settle(group, status, false); !settled.ok()) {
+      return AttemptResult::Stop(settled);
     }
   }
   if (!sorted.fatal_request.ok()) {
@@ -222,8 +243,9 @@ AttemptResult SpannerWriteEngine::BatchWriteOnce(Batch& undecided, int attempts,
                      " failed: ", sorted.fatal_request.message())));
   }
   Batch next;
-  next.reserve(sorted.retry.size());
-  for (size_t index : sorted.retry) next.push_back(undecided[index]);
+  for (size_t group : sorted.retry) {
+    for (size_t index : groups[group]) next.push_back(undecided[index]);
+  }
   undecided = std::move(next);
   if (undecided.empty()) return AttemptResult::Done();
   return AttemptResult::RetryAfter(sorted.retry_status);
