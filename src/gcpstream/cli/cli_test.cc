@@ -88,7 +88,7 @@ std::vector<int64_t> CommittedOrderIndexes(const std::string& directory) {
     if (!entry.is_regular_file()) continue;  // .inprogress: staged only.
     std::ifstream file(entry.path());
     for (std::string line; std::getline(file, line);) {
-      const std::string key = "\"placed_at\":\"";
+      const std::string key = R"("placed_at":")";
       const size_t at = line.find(key);
       absl::Time placed = absl::InfinitePast();
       if (at != std::string::npos) {

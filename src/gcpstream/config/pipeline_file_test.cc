@@ -222,8 +222,8 @@ TEST_F(PipelineFileTest, SourcesAreMergedIntoOneStream) {
     std::ofstream first(root_ + "/in/a.jsonl");
     std::ofstream second(root_ + "/in2/b.jsonl");
     for (int i = 0; i < 300; ++i) {
-      first << "{\"id\":" << i << ",\"at\":" << 1000 * i << "}\n";
-      second << "{\"id\":" << 1000 + i << ",\"ts\":\"2026-12-06T00:00:0"
+      first << R"({"id":)" << i << R"(,"at":)" << 1000 * i << "}\n";
+      second << R"({"id":)" << 1000 + i << R"(,"ts":"2026-12-06T00:00:0)"
              << i % 10 << "Z\"}\n";
     }
   }

@@ -482,7 +482,8 @@ TEST_F(PubSubSourceIntegrationTest, SmallOutstandingCapGivesNoDuplicates) {
     absl::MutexLock lock(&collected->mu);
     std::vector<int64_t> committed = collected->committed;
     std::sort(committed.begin(), committed.end());
-    const auto repeated = std::adjacent_find(committed.begin(), committed.end());
+    const auto repeated =
+        std::adjacent_find(committed.begin(), committed.end());
     EXPECT_EQ(repeated, committed.end())
         << "duplicate " << *repeated << "; " << committed.size()
         << " committed for " << kMessages << " messages";
@@ -499,9 +500,9 @@ TEST_F(PubSubSourceIntegrationTest, SmallOutstandingCapGivesNoDuplicates) {
   const std::string text = metrics.ExportPrometheusText();
   EXPECT_THAT(text, HasSubstr("messages_redelivered{"));
   // Everything committed was acknowledged: nothing comes back.
-  EXPECT_EQ(PullMessages(channel_, kProject, "capped-sub", 1, /*attempts=*/2)
-                .size(),
-            0u);
+  EXPECT_EQ(
+      PullMessages(channel_, kProject, "capped-sub", 1, /*attempts=*/2).size(),
+      0u);
 }
 
 }  // namespace

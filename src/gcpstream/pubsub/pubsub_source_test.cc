@@ -256,10 +256,9 @@ TEST_F(PubSubSourceTest, RedeliveriesAreAcknowledgedNotEmittedAgain) {
       kStreamingPull,
       Always(Stream({Messages(0, 10), again(0, 10, "second")},
                     grpc::Status(grpc::StatusCode::UNAVAILABLE, "reset"))));
-  server_->Enqueue(kStreamingPull,
-                   Always(::gcpstream::testing::Delayed(
-                       absl::Milliseconds(500),
-                       Stream({again(0, 10, "third")}))));
+  server_->Enqueue(kStreamingPull, Always(::gcpstream::testing::Delayed(
+                                       absl::Milliseconds(500),
+                                       Stream({again(0, 10, "third")}))));
   auto reader = Reader(Options());
   ASSERT_TRUE(reader.ok()) << reader.status();
   VectorOutput output;

@@ -219,8 +219,8 @@ absl::Status PullReader::RegisterMetrics(
   for (const absl::Status& status :
        {received.status(), acked.status(), nacked.status(), failures.status(),
         reconnects.status(), ack_failures.status(), expirations.status(),
-        redelivered.status(),
-        messages.status(), bytes.status(), awaiting.status()}) {
+        redelivered.status(), messages.status(), bytes.status(),
+        awaiting.status()}) {
     if (!status.ok()) return status;
   }
   metrics_ = Metrics{.received = *received,

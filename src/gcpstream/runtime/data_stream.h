@@ -160,6 +160,7 @@ class DataStream {
                          int parallelism) {
     const int consumer_stage = static_cast<int>(graph_->stages.size());
     std::vector<int> producer_stages;
+    producer_stages.reserve(producers.size());
     for (const DataStream<T>& producer : producers) {
       producer_stages.push_back(producer.stage_);
     }

@@ -24,6 +24,7 @@ constexpr int64_t kOffsetB = 1'000'000;
 
 std::vector<int64_t> Expected(int64_t count_a, int64_t count_b) {
   std::vector<int64_t> values;
+  values.reserve(count_a + count_b);
   for (int64_t v = 0; v < count_a; ++v) values.push_back(v);
   for (int64_t v = 0; v < count_b; ++v) values.push_back(kOffsetB + v);
   return values;

@@ -179,9 +179,9 @@ absl::Status SchemaCatalog::LinkRelations(const ResultSet& relations) {
     TableSchema* root = &table;
     for (int depth = 0; parent.contains(root); ++depth) {
       if (depth > 16) {  // Spanner allows 7 levels: this is a cycle.
-        return absl::InternalError(absl::StrCat(
-            "spanner schema: the interleave parents of ",
-            table.QualifiedName(), " form a cycle"));
+        return absl::InternalError(
+            absl::StrCat("spanner schema: the interleave parents of ",
+                         table.QualifiedName(), " form a cycle"));
       }
       root = parent[root];
     }

@@ -58,9 +58,10 @@ struct TableSchema {
 
   // Dependencies between rows of different tables (see MutationBatch), set
   // by the catalog: `root` is the top of the table's interleave hierarchy
-  // (itself when not interleaved); `root_key_parts` the length of the root's primary key, the
-  // prefix of every key in the hierarchy; `hierarchy` whether it has more
-  // than one table. `family` numbers the hierarchies linked by foreign keys
+  // (itself when not interleaved); `root_key_parts` the length of the root's
+  // primary key, the prefix of every key in the hierarchy; `hierarchy` whether
+  // it has more than one table. `family` numbers the hierarchies linked by
+  // foreign keys
   // (-1: none references this hierarchy and it references none).
   const TableSchema* root = nullptr;
   size_t root_key_parts = 0;

@@ -37,13 +37,13 @@ using ::testing::IsEmpty;
 // Reviews(ReviewId, SingerId) FOREIGN KEY (SingerId) REFERENCES Singers
 // Labels(LabelId): on its own.
 const std::map<std::string, std::vector<std::string>>& Keys() {
-  static const std::map<std::string, std::vector<std::string>> keys = {
+  static const std::map<std::string, std::vector<std::string>> kKeys = {
       {"Singers", {"SingerId"}},
       {"Albums", {"SingerId", "AlbumId"}},
       {"Songs", {"SingerId", "AlbumId", "SongId"}},
       {"Reviews", {"ReviewId"}},
       {"Labels", {"LabelId"}}};
-  return keys;
+  return kKeys;
 }
 
 Reply FamilySchema(const ExecuteSqlRequest& request) {
@@ -83,6 +83,7 @@ absl::StatusOr<std::optional<Mutation>> ToMutation(const FamilyRow& row,
   const std::vector<std::string>& columns = Keys().at(row.table);
   if (row.remove) {
     std::vector<Value> key;
+    key.reserve(row.key.size());
     for (int64_t part : row.key) key.push_back(Value::Int64(part));
     return Mutation::Delete(row.table).Key(std::move(key));
   }
@@ -90,7 +91,8 @@ absl::StatusOr<std::optional<Mutation>> ToMutation(const FamilyRow& row,
   for (size_t i = 0; i < columns.size(); ++i) {
     mutation.Set(columns[i], Value::Int64(row.key[i]));
   }
-  if (row.table == "Reviews") mutation.Set("SingerId", Value::Int64(row.singer));
+  if (row.table == "Reviews")
+    mutation.Set("SingerId", Value::Int64(row.singer));
   return mutation;
 }
 
@@ -117,6 +119,7 @@ class ReversingDatabase {
       response.mutable_status()->set_message(std::string(status.message()));
     }
     std::vector<const google::protobuf::Message*> out;
+    out.reserve(responses.size());
     for (const auto& response : responses) out.push_back(&response);
     return RespondStream(out);
   }
@@ -174,7 +177,9 @@ class ReversingDatabase {
         const Key key = KeyOf(values, Keys().at(table).size());
         for (const auto& [other_table, other_key] : state.rows) {
           if (Under(other_table, table) &&
-              Key(other_key.begin(), other_key.begin() + key.size()) == key) {
+              Key(other_key.begin(),
+                  other_key.begin() +
+                      static_cast<std::ptrdiff_t>(key.size())) == key) {
             return absl::FailedPreconditionError(
                 absl::StrCat("cannot delete ", Name(table, key), ": ",
                              Name(other_table, other_key), " exists"));
@@ -200,17 +205,17 @@ class ReversingDatabase {
       const size_t parts = Keys().at(parent).size();
       if (Under(table, parent) &&
           !state.rows.contains({parent, KeyOf(values, parts)})) {
-        return absl::NotFoundError(absl::StrCat(
-            "parent ", Name(parent, KeyOf(values, parts)), " of ",
-            Name(table, key), " is missing"));
+        return absl::NotFoundError(
+            absl::StrCat("parent ", Name(parent, KeyOf(values, parts)), " of ",
+                         Name(table, key), " is missing"));
       }
     }
     if (table == "Reviews") {
       const Key singer = {values.values(1).string_value()};
       if (!state.rows.contains({"Singers", singer})) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("Foreign key constraint violated: ",
-                         Name("Singers", singer), " is missing"));
+        return absl::FailedPreconditionError(absl::StrCat(
+            "Foreign key constraint violated: ", Name("Singers", singer),
+            " is missing"));
       }
       state.singer_of_review[key] = singer;
     }
@@ -233,11 +238,10 @@ class SpannerDependentRowsTest : public SpannerSinkTest {
                         Typed<BatchWriteRequest>([this](const auto& request) {
                           return database_->Apply(request);
                         }));
-    server_->SetDefault(
-        kCommit, Typed<google::spanner::v1::CommitRequest>(
-                     [this](const auto& request) {
-                       return database_->Commit(request);
-                     }));
+    server_->SetDefault(kCommit, Typed<google::spanner::v1::CommitRequest>(
+                                     [this](const auto& request) {
+                                       return database_->Commit(request);
+                                     }));
   }
 
   // The groups of every BatchWrite, each as "Table(key) Table(key)".
@@ -257,12 +261,12 @@ class SpannerDependentRowsTest : public SpannerSinkTest {
                                          ? mutation.delete_().table()
                                          : mutation.insert().table();
           std::vector<std::string> parts;
+          parts.reserve(Keys().at(table).size());
           for (size_t i = 0; i < Keys().at(table).size(); ++i) {
             parts.push_back(key.values(static_cast<int>(i)).string_value());
           }
-          names.push_back(absl::StrCat(mutation.has_delete_() ? "-" : "",
-                                       table, "(", absl::StrJoin(parts, ","),
-                                       ")"));
+          names.push_back(absl::StrCat(mutation.has_delete_() ? "-" : "", table,
+                                       "(", absl::StrJoin(parts, ","), ")"));
         }
         groups.push_back(absl::StrJoin(names, " "));
       }
@@ -278,11 +282,11 @@ TEST_F(SpannerDependentRowsTest, ParentsAndChildrenShareAGroupInOrder) {
   auto writer = WriterOf<FamilyRow>(Options(), ToMutation);
   ASSERT_TRUE(writer.ok()) << writer.status();
   const std::vector<FamilyRow> rows = {
-      {"Singers", {1}},         {"Albums", {1, 1}},     {"Labels", {7}},
-      {"Albums", {1, 2}},       {"Singers", {2}},       {"Songs", {1, 2, 1}},
-      {"Albums", {2, 1}},       {"Labels", {8}},        {"Songs", {2, 1, 1}},
-      {"Reviews", {10}, 1},     {"Reviews", {11}, 2},   {"Singers", {3}},
-      {"Reviews", {12}, 3},     {"Albums", {3, 1}},
+      {"Singers", {1}},     {"Albums", {1, 1}},   {"Labels", {7}},
+      {"Albums", {1, 2}},   {"Singers", {2}},     {"Songs", {1, 2, 1}},
+      {"Albums", {2, 1}},   {"Labels", {8}},      {"Songs", {2, 1, 1}},
+      {"Reviews", {10}, 1}, {"Reviews", {11}, 2}, {"Singers", {3}},
+      {"Reviews", {12}, 3}, {"Albums", {3, 1}},
   };
   for (const FamilyRow& row : rows) {
     ASSERT_TRUE(Write(**writer, row).ok());
@@ -298,9 +302,8 @@ TEST_F(SpannerDependentRowsTest, ParentsAndChildrenShareAGroupInOrder) {
           ElementsAre("Singers(1) Albums(1,1) Albums(1,2) Songs(1,2,1)",
                       "Labels(7)", "Singers(2) Albums(2,1) Songs(2,1,1)",
                       "Labels(8)"),
-          ElementsAre("Reviews(10)", "Reviews(11)"),
-          ElementsAre("Singers(3)"), ElementsAre("Reviews(12)"),
-          ElementsAre("Albums(3,1)")));
+          ElementsAre("Reviews(10)", "Reviews(11)"), ElementsAre("Singers(3)"),
+          ElementsAre("Reviews(12)"), ElementsAre("Albums(3,1)")));
   (*writer)->Close();
 }
 
@@ -335,9 +338,8 @@ TEST_F(SpannerDependentRowsTest, ARefusedGroupIsDecidedMutationByMutation) {
   ASSERT_TRUE((*writer)->Flush(false).ok());
   // One group under Singers(5): a new album, the existing one again, and a
   // song of the new album.
-  for (const FamilyRow& row : std::vector<FamilyRow>{{"Albums", {5, 2}},
-                                                     {"Albums", {5, 1}},
-                                                     {"Songs", {5, 2, 1}}}) {
+  for (const FamilyRow& row : std::vector<FamilyRow>{
+           {"Albums", {5, 2}}, {"Albums", {5, 1}}, {"Songs", {5, 2, 1}}}) {
     ASSERT_TRUE(Write(**writer, row).ok());
   }
   ASSERT_TRUE((*writer)->Flush(false).ok());

@@ -39,9 +39,11 @@ using ::google::spanner::v1::ResultSet;
 
 inline constexpr char kBatchWrite[] = "google.spanner.v1.Spanner.BatchWrite";
 inline constexpr char kCommit[] = "google.spanner.v1.Spanner.Commit";
-inline constexpr char kCreateSession[] = "google.spanner.v1.Spanner.CreateSession";
+inline constexpr char kCreateSession[] =
+    "google.spanner.v1.Spanner.CreateSession";
 inline constexpr char kExecuteSql[] = "google.spanner.v1.Spanner.ExecuteSql";
-inline constexpr char kDeleteSession[] = "google.spanner.v1.Spanner.DeleteSession";
+inline constexpr char kDeleteSession[] =
+    "google.spanner.v1.Spanner.DeleteSession";
 inline constexpr char kGetDatabase[] =
     "google.spanner.admin.database.v1.DatabaseAdmin.GetDatabase";
 
@@ -52,7 +54,7 @@ struct Row {
 };
 
 inline void AddRow(ResultSet& result,
-            const std::vector<std::optional<std::string>>& cells) {
+                   const std::vector<std::optional<std::string>>& cells) {
   auto& row = *result.add_rows();
   for (const auto& cell : cells) {
     if (cell.has_value()) {
@@ -81,7 +83,7 @@ inline Reply SchemaReply(const ExecuteSqlRequest& request) {
 }
 
 inline BatchWriteResponse GroupStatus(const std::vector<int>& indexes, int code,
-                               const std::string& message = "") {
+                                      const std::string& message = "") {
   BatchWriteResponse response;
   for (int index : indexes) response.add_indexes(index);
   response.mutable_status()->set_code(code);
@@ -181,7 +183,7 @@ class SpannerSinkTest : public ::testing::Test {
   }
 
   template <typename T>
-  absl::Status Write(runtime::SinkWriter<T>& writer, T row) {
+  absl::Status Write(runtime::SinkWriter<T>& writer, const T& row) {
     WriterContext context;
     context.record_position = position_++;
     return writer.Write(row, context);

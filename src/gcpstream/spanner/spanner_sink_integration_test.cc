@@ -454,8 +454,9 @@ TEST_F(SpannerSinkIntegrationTest, RelationsQueryReadsInterleavingAndKeys) {
           ::testing::ElementsAre("", "Albums", "INTERLEAVE", "", "Singers"),
           ::testing::ElementsAre("", "Reviews", "FOREIGN_KEY", "", "Singers")));
   SpannerSink<int64_t> sink(
-      Options(db), [](const int64_t& i, const WriterContext&)
-                       -> absl::StatusOr<std::optional<Mutation>> {
+      Options(db),
+      [](const int64_t& i,
+         const WriterContext&) -> absl::StatusOr<std::optional<Mutation>> {
         const int64_t singer = i / 3;
         switch (i % 3) {
           case 0:

@@ -18,7 +18,6 @@ using ::gcpstream::spanner::testing::kCommit;
 using ::gcpstream::spanner::testing::kCreateSession;
 using ::gcpstream::spanner::testing::kDeleteSession;
 using ::gcpstream::spanner::testing::kExecuteSql;
-using ::gcpstream::spanner::testing::kGetDatabase;
 using ::gcpstream::spanner::testing::Row;
 using ::gcpstream::spanner::testing::SpannerSinkTest;
 using ::gcpstream::testing::Always;
@@ -26,14 +25,11 @@ using ::gcpstream::testing::Fail;
 using ::gcpstream::testing::Reply;
 using ::gcpstream::testing::Respond;
 using ::gcpstream::testing::RespondStream;
-using ::gcpstream::testing::ScriptedServer;
 using ::gcpstream::testing::Typed;
 using ::google::spanner::v1::BatchWriteRequest;
 using ::google::spanner::v1::BatchWriteResponse;
 using ::google::spanner::v1::CommitRequest;
 using ::google::spanner::v1::CommitResponse;
-using ::google::spanner::v1::ExecuteSqlRequest;
-using ::google::spanner::v1::ResultSet;
 using ::testing::HasSubstr;
 
 TEST_F(SpannerSinkTest, BatchWriteDecidesEachGroupAndResendsOnlyUndecided) {
