@@ -1,23 +1,17 @@
 #include "gcpstream/testing/half_closing_proxy.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <iostream>
 #include <set>
 
-#include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "gcpstream/testing/loopback_sockets.h"
 
 namespace gcpstream::testing {
 namespace {
@@ -72,62 +66,16 @@ class FrameTracker {
   size_t header_size_ = 0;
 };
 
-bool WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = send(fd, data, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-void NoDelay(int fd) {
-  const int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-int ConnectLoopback(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) !=
-      0) {
-    close(fd);
-    return -1;
-  }
-  NoDelay(fd);
-  return fd;
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<HalfClosingProxy>> HalfClosingProxy::Start(
     const std::string& upstream) {
-  int upstream_port = 0;
-  const size_t colon = upstream.rfind(':');
-  if (colon == std::string::npos ||
-      !absl::SimpleAtoi(upstream.substr(colon + 1), &upstream_port)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("upstream '", upstream, "' is not host:port"));
-  }
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      listen(fd, 64) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    const int error = errno;
-    close(fd);
-    return absl::ErrnoToStatus(error, "proxy listen socket");
-  }
-  return std::make_unique<HalfClosingProxy>(
-      ConstructorKey(), fd, ntohs(address.sin_port), upstream_port);
+  absl::StatusOr<int> upstream_port = PortOf(upstream);
+  if (!upstream_port.ok()) return upstream_port.status();
+  absl::StatusOr<Listener> listener = ListenOnLoopback();
+  if (!listener.ok()) return listener.status();
+  return std::make_unique<HalfClosingProxy>(ConstructorKey(), listener->fd,
+                                            listener->port, *upstream_port);
 }
 
 HalfClosingProxy::HalfClosingProxy(ConstructorKey, int listen_fd, int port,
