@@ -57,8 +57,11 @@ class FaultSchedule {
 std::shared_ptr<Counter> CheckpointsCompleted(MetricsRegistry& metrics,
                                               const std::string& pipeline);
 
-// One line per fault, for the test log and docs/reliability.md.
-std::string Describe(const std::vector<InjectedFault>& faults);
+// Prints `summary` (what went in and came out) and one line per fault, for
+// the test log and docs/reliability.md, and expects the pipeline to have
+// checkpointed again after every fault.
+void Report(const std::string& summary,
+            const std::vector<InjectedFault>& faults);
 
 }  // namespace gcpstream::chaos
 

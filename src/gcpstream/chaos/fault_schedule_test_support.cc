@@ -1,6 +1,9 @@
+#include <iostream>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gcpstream/chaos/fault_schedule.h"
+#include "gtest/gtest.h"
 
 namespace gcpstream::chaos {
 
@@ -80,8 +83,9 @@ std::shared_ptr<Counter> CheckpointsCompleted(MetricsRegistry& metrics,
   return counter.ok() ? *counter : std::make_shared<Counter>();
 }
 
-std::string Describe(const std::vector<InjectedFault>& faults) {
-  std::string out;
+void Report(const std::string& summary,
+            const std::vector<InjectedFault>& faults) {
+  std::string out = absl::StrCat("chaos ", summary, "\n");
   for (const InjectedFault& fault : faults) {
     absl::StrAppend(
         &out, "  ", fault.what, " at ", absl::FormatDuration(fault.at), " for ",
@@ -91,8 +95,10 @@ std::string Describe(const std::vector<InjectedFault>& faults) {
             : absl::FormatDuration(
                   absl::Trunc(fault.recovery, absl::Milliseconds(10))),
         "\n");
+    EXPECT_NE(fault.recovery, absl::InfiniteDuration())
+        << "no checkpoint after the " << fault.what;
   }
-  return out;
+  std::cout << out;
 }
 
 }  // namespace gcpstream::chaos

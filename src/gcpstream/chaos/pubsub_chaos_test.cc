@@ -4,7 +4,6 @@
 // source commits every message once.
 
 #include <algorithm>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -127,14 +126,11 @@ TEST_F(PubSubChaosTest, SinkPublishesEverythingThroughTheFaults) {
     ASSERT_TRUE(landed.contains(absl::StrCat(i))) << "message " << i;
   }
   EXPECT_EQ(landed.size(), static_cast<size_t>(kRecords));
-  std::cout << "chaos pubsub sink: " << kRecords << " in, " << landed.size()
-            << " distinct out, " << copies - kRecords << " duplicates, "
-            << summary->restarts << " restarts, " << proxy_->connections_reset()
-            << " connections reset\n"
-            << Describe(faults);
-  for (const InjectedFault& fault : faults) {
-    EXPECT_NE(fault.recovery, absl::InfiniteDuration()) << fault.what;
-  }
+  Report(absl::StrCat("pubsub sink: ", kRecords, " in, ", landed.size(),
+                      " distinct out, ", copies - kRecords, " duplicates, ",
+                      summary->restarts, " restarts, ",
+                      proxy_->connections_reset(), " connections reset"),
+         faults);
 }
 
 TEST_F(PubSubChaosTest, SourceCommitsEveryMessageOnceThroughTheFaults) {
@@ -208,14 +204,11 @@ TEST_F(PubSubChaosTest, SourceCommitsEveryMessageOnceThroughTheFaults) {
   EXPECT_EQ(distinct.size(), static_cast<size_t>(kRecords));
   const int64_t duplicates =
       static_cast<int64_t>(collected->committed.size()) - kRecords;
-  std::cout << "chaos pubsub source: " << kRecords << " in, " << distinct.size()
-            << " distinct out, " << duplicates << " duplicates, "
-            << summary->restarts << " restarts, " << proxy_->connections_reset()
-            << " connections reset\n"
-            << Describe(faults);
-  for (const InjectedFault& fault : faults) {
-    EXPECT_NE(fault.recovery, absl::InfiniteDuration()) << fault.what;
-  }
+  Report(absl::StrCat("pubsub source: ", kRecords, " in, ", distinct.size(),
+                      " distinct out, ", duplicates, " duplicates, ",
+                      summary->restarts, " restarts, ",
+                      proxy_->connections_reset(), " connections reset"),
+         faults);
 }
 
 }  // namespace
