@@ -51,6 +51,19 @@ void FaultProxy::Blackhole(absl::Duration duration) {
   blackhole_until_ = absl::Now() + duration;
 }
 
+void FaultProxy::Down(absl::Duration duration) {
+  {
+    absl::MutexLock lock(&mu_);
+    down_until_ = absl::Now() + duration;
+  }
+  ResetConnections();
+}
+
+bool FaultProxy::IsDown() const {
+  absl::MutexLock lock(&mu_);
+  return absl::Now() < down_until_;
+}
+
 void FaultProxy::SetLatency(absl::Duration latency) {
   absl::MutexLock lock(&mu_);
   latency_ = latency;
@@ -80,6 +93,11 @@ void FaultProxy::AcceptLoop() {
 }
 
 void FaultProxy::Serve(int client_fd) {
+  if (IsDown()) {
+    reset_.fetch_add(1);
+    CloseWithReset(client_fd);
+    return;
+  }
   const int64_t generation = reset_generation_.load();
   // A partitioned network connects nothing: the client waits.
   while (Blackholed() && !stopping_.load() &&

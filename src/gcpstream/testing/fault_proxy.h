@@ -18,7 +18,8 @@ namespace gcpstream::testing {
 // on demand, for the chaos tests: every connection reset at once (in-flight
 // calls fail, streams break mid-way), a blackhole (nothing moves either way
 // and new connections wait, as in a partition; held bytes flow again after),
-// and added latency on every chunk forwarded.
+// added latency on every chunk forwarded, and an outage (every connection
+// refused for a while, as when the service's process dies and restarts).
 class FaultProxy {
  public:
   // Listens on a free loopback port and forwards to `upstream`
@@ -42,6 +43,9 @@ class FaultProxy {
   void Blackhole(absl::Duration duration);
   // Each chunk waits `latency` before it is forwarded (zero: none).
   void SetLatency(absl::Duration latency);
+  // The service is down for `duration`, as if its process died and came
+  // back: open connections are reset, and new ones are reset at once.
+  void Down(absl::Duration duration);
 
   int64_t connections_accepted() const { return accepted_.load(); }
   int64_t connections_reset() const { return reset_.load(); }
@@ -50,6 +54,7 @@ class FaultProxy {
   void AcceptLoop();
   void Serve(int client_fd);
   bool Blackholed() const;
+  bool IsDown() const;
   absl::Duration Latency() const;
 
   const int listen_fd_;
@@ -62,6 +67,7 @@ class FaultProxy {
   std::atomic<int64_t> reset_{0};
   mutable absl::Mutex mu_;
   absl::Time blackhole_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  absl::Time down_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
   absl::Duration latency_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
   std::thread acceptor_;
   std::vector<std::thread> connections_ ABSL_GUARDED_BY(mu_);
