@@ -1,7 +1,6 @@
 // The Cloud Tasks sink through a FaultProxy in front of the emulator:
 // resets, a blackhole and latency while checkpointing every second. Every
-// record becomes one named task, dispatched once (a resent CreateTask of a
-// named task is ALREADY_EXISTS: deduplicated), and nothing is routed.
+// record becomes a named task that is dispatched, and nothing is routed.
 
 #include <memory>
 #include <set>
@@ -27,7 +26,7 @@ constexpr char kProject[] = "chaos-project";
 constexpr char kLocation[] = "us-central1";
 constexpr char kQueue[] = "chaos";
 
-TEST(CloudTasksChaosTest, EveryTaskIsDispatchedOnceThroughTheFaults) {
+TEST(CloudTasksChaosTest, EveryTaskIsDispatchedThroughTheFaults) {
   auto host = gcpstream::testing::TestEmulatorHost(
       emulators::EmulatorKind::kCloudTasks);
   ASSERT_TRUE(host.ok()) << host.status();
@@ -71,15 +70,23 @@ TEST(CloudTasksChaosTest, EveryTaskIsDispatchedOnceThroughTheFaults) {
   const std::vector<InjectedFault> faults = schedule.Finish();
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_TRUE(failures->empty()) << failures->front().status;
-  const std::vector<gcpstream::testing::ReceivedRequest> received =
-      (*receiver)->WaitFor(kRecords, absl::Seconds(120));
+  // The emulator does not deduplicate names (docs/cloudtasks.md): a create
+  // resent after a reset cut off its answer is dispatched again, where the
+  // service answers ALREADY_EXISTS (tested on the scripted server). So wait
+  // for every task, counting the repeats.
+  std::vector<gcpstream::testing::ReceivedRequest> received;
   std::set<std::string> targets;
-  for (const auto& request : received) targets.insert(request.target);
+  const absl::Time deadline = absl::Now() + absl::Seconds(120);
+  while (targets.size() < static_cast<size_t>(kRecords) &&
+         absl::Now() < deadline) {
+    received = (*receiver)->WaitFor(received.size() + kRecords - targets.size(),
+                                    deadline - absl::Now());
+    targets.clear();
+    for (const auto& request : received) targets.insert(request.target);
+  }
   for (int64_t i = 0; i < kRecords; ++i) {
     ASSERT_TRUE(targets.contains(absl::StrCat("/n/", i))) << "task " << i;
   }
-  EXPECT_EQ(received.size(), static_cast<size_t>(kRecords))
-      << "a named task is dispatched once";
   Report(absl::StrCat("cloud tasks sink: ", kRecords, " in, ", targets.size(),
                       " dispatched, ", received.size() - targets.size(),
                       " dispatched twice, ", summary->restarts, " restarts, ",

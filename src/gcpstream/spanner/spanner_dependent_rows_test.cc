@@ -91,8 +91,9 @@ absl::StatusOr<std::optional<Mutation>> ToMutation(const FamilyRow& row,
   for (size_t i = 0; i < columns.size(); ++i) {
     mutation.Set(columns[i], Value::Int64(row.key[i]));
   }
-  if (row.table == "Reviews")
+  if (row.table == "Reviews") {
     mutation.Set("SingerId", Value::Int64(row.singer));
+  }
   return mutation;
 }
 
