@@ -4,6 +4,8 @@
 // source commits every message once.
 
 #include <algorithm>
+#include <filesystem>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <set>
@@ -88,49 +90,106 @@ class PubSubChaosTest : public ::testing::Test {
     return seen;
   }
 
+  struct SinkOutcome {
+    absl::StatusOr<runtime::JobSummary> summary;
+    std::map<std::string, int> landed;  // Message data -> copies.
+    int64_t copies = 0;
+  };
+
+  // Publishes the numbers to `topic` through the proxy (faults started by
+  // `start_faults` once the pipeline exists), with restarts from a
+  // checkpoint directory; checks every message landed and none was routed.
+  template <typename StartFaults>
+  SinkOutcome Publish(const std::string& name, const std::string& topic,
+                      const RetryOptions& retry, StartFaults start_faults) {
+    SinkOutcome outcome;
+    EXPECT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, topic).ok());
+    EXPECT_TRUE(emulators::EnsurePubSubSubscription(channel_, kProject,
+                                                    topic + "-all", topic)
+                    .ok());
+    MetricsRegistry metrics;
+    runtime::PipelineOptions pipeline_options = ChaosOptions(name);
+    pipeline_options.restart =
+        runtime::RestartStrategy::FixedDelay(30, absl::Milliseconds(500));
+    pipeline_options.checkpoint_directory =
+        absl::StrCat(::testing::TempDir(), "/", name, "-checkpoints");
+    std::filesystem::remove_all(pipeline_options.checkpoint_directory);
+    runtime::Pipeline pipeline(pipeline_options, &metrics);
+    pubsub::PubSubSinkOptions options;
+    options.name = "chaos-sink";
+    options.channel.endpoint = proxy_->address();
+    options.channel.plaintext = true;
+    options.retry = retry;
+    auto failures =
+        std::make_shared<std::vector<pubsub::PubSubFailedElement>>();
+    pipeline.AddSource(Numbers(), 1)
+        .SinkTo(std::make_shared<pubsub::PubSubSink<int64_t>>(
+            options, pubsub::TopicDestination(kProject, topic),
+            pubsub::MakeMessageSerializer<int64_t>(
+                [](const int64_t& i)
+                    -> absl::StatusOr<std::optional<std::string>> {
+                  return absl::StrCat(i);
+                }),
+            gcpstream::testing::RecordingFactory(failures)));
+    start_faults(metrics);
+    outcome.summary = pipeline.Run();
+    EXPECT_TRUE(failures->empty()) << failures->front().status;
+    if (!outcome.summary.ok()) return outcome;
+    outcome.landed = Drain(topic + "-all");
+    for (const auto& [data, count] : outcome.landed) outcome.copies += count;
+    for (int64_t i = 0; i < kRecords; ++i) {
+      EXPECT_TRUE(outcome.landed.contains(absl::StrCat(i))) << "message " << i;
+    }
+    EXPECT_EQ(outcome.landed.size(), static_cast<size_t>(kRecords));
+    return outcome;
+  }
+
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<gcpstream::testing::HalfClosingProxy> half_closing_;
   std::unique_ptr<gcpstream::testing::FaultProxy> proxy_;
 };
 
 TEST_F(PubSubChaosTest, SinkPublishesEverythingThroughTheFaults) {
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "chaos").ok());
-  ASSERT_TRUE(emulators::EnsurePubSubSubscription(channel_, kProject,
-                                                  "chaos-all", "chaos")
-                  .ok());
-  MetricsRegistry metrics;
-  runtime::Pipeline pipeline(ChaosOptions("pubsub-sink"), &metrics);
-  pubsub::PubSubSinkOptions options;
-  options.name = "chaos-sink";
-  options.channel.endpoint = proxy_->address();
-  options.channel.plaintext = true;
-  auto failures = std::make_shared<std::vector<pubsub::PubSubFailedElement>>();
-  pipeline.AddSource(Numbers(), 1)
-      .SinkTo(std::make_shared<pubsub::PubSubSink<int64_t>>(
-          options, pubsub::TopicDestination(kProject, "chaos"),
-          pubsub::MakeMessageSerializer<int64_t>(
-              [](const int64_t& i)
-                  -> absl::StatusOr<std::optional<std::string>> {
-                return absl::StrCat(i);
-              }),
-          gcpstream::testing::RecordingFactory(failures)));
-  FaultSchedule schedule(*proxy_, CheckpointsCompleted(metrics, "pubsub-sink"));
-  auto summary = pipeline.Run();
-  const std::vector<InjectedFault> faults = schedule.Finish();
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_TRUE(failures->empty()) << failures->front().status;
-  const std::map<std::string, int> landed = Drain("chaos-all");
-  int64_t copies = 0;
-  for (const auto& [data, count] : landed) copies += count;
-  for (int64_t i = 0; i < kRecords; ++i) {
-    ASSERT_TRUE(landed.contains(absl::StrCat(i))) << "message " << i;
-  }
-  EXPECT_EQ(landed.size(), static_cast<size_t>(kRecords));
-  Report(absl::StrCat("pubsub sink: ", kRecords, " in, ", landed.size(),
-                      " distinct out, ", copies - kRecords, " duplicates, ",
-                      summary->restarts, " restarts, ",
+  std::unique_ptr<FaultSchedule> schedule;
+  const SinkOutcome outcome = Publish(
+      "pubsub-sink", "chaos", RetryOptions(), [&](MetricsRegistry& metrics) {
+        schedule = std::make_unique<FaultSchedule>(
+            *proxy_, CheckpointsCompleted(metrics, "pubsub-sink"));
+      });
+  const std::vector<InjectedFault> faults = schedule->Finish();
+  ASSERT_TRUE(outcome.summary.ok()) << outcome.summary.status();
+  Report(absl::StrCat("pubsub sink: ", kRecords, " in, ", outcome.landed.size(),
+                      " distinct out, ", outcome.copies - kRecords,
+                      " duplicates, ", outcome.summary->restarts, " restarts, ",
                       proxy_->connections_reset(), " connections reset"),
          faults);
+}
+
+// The service goes away for 6 s, longer than the sink's retry budget (2 s):
+// the job fails and restarts from its last checkpoint until the service is
+// back; every message is published (those after the checkpoint maybe twice).
+TEST_F(PubSubChaosTest, SinkOutageBeyondTheRetryBudgetRestartsTheJob) {
+  RetryOptions retry;
+  retry.max_attempts = 100;
+  retry.total_timeout = absl::Seconds(2);
+  std::thread outage;
+  const SinkOutcome outcome =
+      Publish("pubsub-outage", "outage", retry, [&](MetricsRegistry&) {
+        outage = std::thread([this] {
+          absl::SleepFor(absl::Seconds(4));
+          proxy_->Down(absl::Seconds(6));
+        });
+      });
+  outage.join();
+  ASSERT_TRUE(outcome.summary.ok()) << outcome.summary.status();
+  EXPECT_GE(outcome.summary->restarts, 1);
+  EXPECT_GT(outcome.summary->restored_checkpoint_id, 0);
+  std::cout << "chaos pubsub sink, 6 s outage, 2 s retry budget: " << kRecords
+            << " in, " << outcome.landed.size() << " distinct out, "
+            << outcome.copies - kRecords << " duplicates, "
+            << outcome.summary->restarts
+            << " restarts, restored from checkpoint "
+            << outcome.summary->restored_checkpoint_id << "\n";
 }
 
 TEST_F(PubSubChaosTest, SourceCommitsEveryMessageOnceThroughTheFaults) {
