@@ -492,14 +492,15 @@ std::vector<PullReader::Leased> PullReader::WithRedeliveries(
     std::vector<Leased> leased, bool acknowledged) {
   const size_t first_copies = leased.size();
   for (size_t i = 0; i < first_copies; ++i) {
-    const std::string id = leased[i].message_id;
+    // Acknowledging needs only the ack id: the message id moves on.
+    std::string id = std::move(leased[i].message_id);
     if (id.empty()) continue;
     if (auto it = outstanding_ids_.find(id); it != outstanding_ids_.end()) {
       for (Leased& again : it->second) leased.push_back(std::move(again));
       outstanding_ids_.erase(it);
     }
     if (!acknowledged || !acked_ids_.insert(id).second) continue;
-    acked_order_.push_back(id);
+    acked_order_.push_back(std::move(id));
     if (acked_order_.size() > kAckedWindow) {
       acked_ids_.erase(acked_order_.front());
       acked_order_.pop_front();

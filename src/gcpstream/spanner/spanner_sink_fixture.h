@@ -16,6 +16,7 @@
 #include "gcpstream/runtime/task_signal.h"
 #include "gcpstream/spanner/spanner_sink.h"
 #include "gcpstream/testing/scripted_server.h"
+#include "gcpstream/testing/sink_test_task.h"
 #include "gmock/gmock.h"
 #include "google/spanner/admin/database/v1/spanner_database_admin.pb.h"
 #include "google/spanner/v1/spanner.pb.h"
@@ -149,31 +150,8 @@ class SpannerSinkTest : public ::testing::Test {
   template <typename T>
   absl::StatusOr<std::unique_ptr<runtime::SinkWriter<T>>> WriterOf(
       const SpannerSinkOptions& options, MutationSerializer<T> serializer) {
-    auto failures = failures_;
-    SpannerSink<T> sink(
-        options, std::move(serializer),
-        [failures](const runtime::SinkWriterContext&)
-            -> absl::StatusOr<std::unique_ptr<SpannerWriteEngine::Handler>> {
-          class Recording final : public SpannerWriteEngine::Handler {
-           public:
-            explicit Recording(
-                std::shared_ptr<std::vector<SpannerFailedElement>> out)
-                : out_(std::move(out)) {}
-            absl::Status Open(const FailureHandlerContext&) override {
-              return absl::OkStatus();
-            }
-            absl::Status Handle(const SpannerFailedElement& f) override {
-              out_->push_back(f);
-              return absl::OkStatus();
-            }
-            absl::Status Flush() override { return absl::OkStatus(); }
-            void Close() override {}
-
-           private:
-            std::shared_ptr<std::vector<SpannerFailedElement>> out_;
-          };
-          return std::make_unique<Recording>(failures);
-        });
+    SpannerSink<T> sink(options, std::move(serializer),
+                        ::gcpstream::testing::RecordingFactory(failures_));
     runtime::SinkWriterContext context;
     context.pipeline = "test";
     context.sink_name = "spanner";
