@@ -56,10 +56,9 @@ struct RowMapping {
 
 // A field's value as cell bytes: a string as is, anything else as its JSON
 // text. Null: no cell.
-std::optional<std::string> CellValue(const Record& value) {
-  if (value.is_null()) return std::nullopt;
-  if (value.is_string()) return value.get<std::string>();
-  return value.dump(-1, ' ', false, Record::error_handler_t::replace);
+std::optional<std::string> CellValue(const json::JsonValue& value) {
+  if (value.type() == json::JsonType::kNull) return std::nullopt;
+  return PayloadText(value);
 }
 
 absl::StatusOr<std::optional<RowMutationEntry>> ToEntry(
@@ -102,9 +101,9 @@ absl::StatusOr<std::optional<RowMutationEntry>> ToEntry(
     }
   }
   for (const Column& column : mapping.columns) {
-    absl::StatusOr<const Record*> field = column.field.Find(record);
+    absl::StatusOr<json::JsonValue> field = column.field.Find(record);
     if (!field.ok()) return field.status();
-    std::optional<std::string> value = CellValue(**field);
+    std::optional<std::string> value = CellValue(*field);
     if (!value.has_value()) continue;
     switch (mapping.timestamp) {
       case CellTimestamp::kEventTime:

@@ -82,15 +82,11 @@ absl::StatusOr<std::optional<Task>> ToTask(const TaskMapping& mapping,
     (*http.mutable_headers())[name] = *std::move(rendered);
   }
   if (mapping.body_field.has_value()) {
-    absl::StatusOr<const Record*> field = mapping.body_field->Find(record);
+    absl::StatusOr<json::JsonValue> field = mapping.body_field->Find(record);
     if (!field.ok()) return field.status();
-    http.set_body(
-        (*field)->is_string()
-            ? (*field)->get<std::string>()
-            : (*field)->dump(-1, ' ', false, Record::error_handler_t::replace));
+    http.set_body(PayloadText(*field));
   } else if (CarriesBody(mapping.method)) {
-    http.set_body(
-        record.dump(-1, ' ', false, Record::error_handler_t::replace));
+    http.set_body(record.CompactText());
   }
   if (mapping.oidc.has_value()) *http.mutable_oidc_token() = *mapping.oidc;
   if (mapping.oauth.has_value()) *http.mutable_oauth_token() = *mapping.oauth;

@@ -48,8 +48,7 @@ absl::StatusOr<Built> Build(const std::map<std::string, Factory>& factories,
 }  // namespace
 
 absl::Status WithRecord(const absl::Status& status, const Record& record) {
-  return WithRecordPayload(
-      status, record.dump(-1, ' ', false, Record::error_handler_t::replace));
+  return WithRecordPayload(status, record.CompactText());
 }
 
 absl::StatusOr<std::string> RequiredProject(OptionMap& options) {

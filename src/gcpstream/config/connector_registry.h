@@ -7,18 +7,18 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/status/statusor.h"
 #include "gcpstream/config/option_map.h"
 #include "gcpstream/emulators/emulator_kind.h"
+#include "gcpstream/json/json_record.h"
 #include "gcpstream/runtime/sink.h"
 #include "gcpstream/runtime/source.h"
 
 namespace gcpstream::config {
 
-// Records of pipelines described in files are JSON values.
-using Record = nlohmann::json;
+// Records of pipelines described in files are JSON values, kept as their
+// validated, indexed text (docs/adr/0008-json-records.md).
+using Record = json::JsonRecord;
 
 // A record refused before it became a message or a mutation keeps its JSON
 // on the error, so its dead-letter entry carries it.

@@ -50,21 +50,38 @@ uint64_t StableHash(absl::string_view bytes) {
   return hash;
 }
 
-absl::StatusOr<std::string> FieldText(const nlohmann::json& value,
-                                      absl::string_view field) {
-  if (value.is_string()) return value.get_ref<const std::string&>();
-  if (value.is_number_integer()) {
-    return value.is_number_unsigned() ? absl::StrCat(value.get<uint64_t>())
-                                      : absl::StrCat(value.get<int64_t>());
-  }
-  if (value.is_boolean()) {
-    return std::string(value.get<bool>() ? "true" : "false");
+absl::Status AppendFieldText(const json::JsonValue& value,
+                             absl::string_view field, std::string& out) {
+  switch (value.type()) {
+    case json::JsonType::kString:
+      value.AppendString(out);
+      return absl::OkStatus();
+    case json::JsonType::kInteger:
+      absl::StrAppend(&out, value.integer());
+      return absl::OkStatus();
+    case json::JsonType::kUnsigned:
+      absl::StrAppend(&out, value.unsigned_integer());
+      return absl::OkStatus();
+    case json::JsonType::kBoolean:
+      out += value.boolean() ? "true" : "false";
+      return absl::OkStatus();
+    default:
+      break;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "field '", field, "' is ",
-      value.is_number_float() ? "a number with a fraction part"
-                              : std::string(value.type_name()),
+      value.type() == json::JsonType::kFloat ? "a number with a fraction part"
+                                             : json::TypeName(value.type()),
       "; a destination name takes a string, a whole number or a boolean"));
+}
+
+absl::StatusOr<std::string> FieldText(const json::JsonValue& value,
+                                      absl::string_view field) {
+  std::string out;
+  if (absl::Status status = AppendFieldText(value, field, out); !status.ok()) {
+    return status;
+  }
+  return out;
 }
 
 absl::StatusOr<DestinationTemplate::Part> DestinationTemplate::ParsePlaceholder(
@@ -152,8 +169,17 @@ bool DestinationTemplate::constant() const {
 }
 
 absl::StatusOr<std::string> DestinationTemplate::Render(
-    const nlohmann::json& record, absl::Time event_time) const {
+    const json::JsonRecord& record, absl::Time event_time) const {
   std::string out;
+  if (absl::Status status = RenderTo(record, event_time, out); !status.ok()) {
+    return status;
+  }
+  return out;
+}
+
+absl::Status DestinationTemplate::RenderTo(const json::JsonRecord& record,
+                                           absl::Time event_time,
+                                           std::string& out) const {
   for (const Part& part : parts_) {
     if (const auto* literal = std::get_if<Literal>(&part)) {
       out += literal->text;
@@ -168,18 +194,20 @@ absl::StatusOr<std::string> DestinationTemplate::Render(
       const FieldPath& path = std::holds_alternative<Field>(part)
                                   ? std::get<Field>(part).path
                                   : std::get<Hash>(part).path;
-      absl::StatusOr<const nlohmann::json*> value = path.Find(record);
+      absl::StatusOr<json::JsonValue> value = path.Find(record);
       if (!value.ok()) return value.status();
-      absl::StatusOr<std::string> field = FieldText(**value, path.text());
-      if (!field.ok()) return field.status();
       if (const auto* hash = std::get_if<Hash>(&part)) {
-        absl::StrAppend(&out, StableHash(*field) % hash->modulus);
-      } else {
-        out += *field;
+        std::string field;
+        absl::Status text = AppendFieldText(*value, path.text(), field);
+        if (!text.ok()) return text;
+        absl::StrAppend(&out, StableHash(field) % hash->modulus);
+      } else if (absl::Status text = AppendFieldText(*value, path.text(), out);
+                 !text.ok()) {
+        return text;
       }
     }
   }
-  return out;
+  return absl::OkStatus();
 }
 
 }  // namespace gcpstream::config

@@ -6,8 +6,6 @@
 #include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -33,8 +31,11 @@ class DestinationTemplate {
   // The name for one record. InvalidArgument when a field is missing or
   // has a type a name cannot hold: a per-record failure for the sink's
   // failure policy.
-  absl::StatusOr<std::string> Render(const nlohmann::json& record,
+  absl::StatusOr<std::string> Render(const json::JsonRecord& record,
                                      absl::Time event_time) const;
+  // The same, appended to `out` (left partly written on failure).
+  absl::Status RenderTo(const json::JsonRecord& record, absl::Time event_time,
+                        std::string& out) const;
 
   // No placeholders: the same name for every record.
   bool constant() const;
@@ -70,8 +71,11 @@ uint64_t StableHash(absl::string_view bytes);
 // The text a field contributes to a name or a hash: a string as is, a whole
 // number in decimal, a boolean as true/false. InvalidArgument for anything
 // else (null, fractions, objects, arrays), naming the field.
-absl::StatusOr<std::string> FieldText(const nlohmann::json& value,
+absl::StatusOr<std::string> FieldText(const json::JsonValue& value,
                                       absl::string_view field);
+// The same, appended to `out`.
+absl::Status AppendFieldText(const json::JsonValue& value,
+                             absl::string_view field, std::string& out);
 
 }  // namespace gcpstream::config
 

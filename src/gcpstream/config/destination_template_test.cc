@@ -1,5 +1,7 @@
 #include "gcpstream/config/destination_template.h"
 
+#include <nlohmann/json.hpp>
+
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -9,13 +11,17 @@ namespace {
 
 using ::testing::HasSubstr;
 
+json::JsonRecord Rec(const nlohmann::json& tree) {
+  return json::JsonRecord::FromTree(tree);
+}
+
 const absl::Time kEventTime = absl::FromUnixSeconds(1796083200 + 3600 * 13);
 
 std::string RenderOrDie(absl::string_view text, const nlohmann::json& record) {
   auto parsed = DestinationTemplate::Parse(text);
   EXPECT_TRUE(parsed.ok()) << parsed.status();
   if (!parsed.ok()) return "";
-  auto rendered = parsed->Render(record, kEventTime);
+  auto rendered = parsed->Render(Rec(record), kEventTime);
   EXPECT_TRUE(rendered.ok()) << rendered.status();
   return rendered.ok() ? *rendered : "";
 }
@@ -70,19 +76,19 @@ TEST(DestinationTemplateTest, BadTemplatesAreRefusedAtLoadWithTheOffset) {
 TEST(DestinationTemplateTest, RecordsThatDoNotFitAreRecordErrors) {
   auto parsed = DestinationTemplate::Parse("orders-{customer.region}");
   ASSERT_TRUE(parsed.ok());
-  auto missing = parsed->Render({{"customer", {{"id", 1}}}}, kEventTime);
+  auto missing = parsed->Render(Rec({{"customer", {{"id", 1}}}}), kEventTime);
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(missing.status().message(),
               HasSubstr("field 'customer.region' is missing"));
-  auto not_object = parsed->Render({{"customer", "x"}}, kEventTime);
+  auto not_object = parsed->Render(Rec({{"customer", "x"}}), kEventTime);
   EXPECT_THAT(not_object.status().message(), HasSubstr("not an object"));
-  auto fraction = parsed->Render({{"customer", {{"region", 1.5}}}}, kEventTime);
+  auto fraction = parsed->Render(Rec({{"customer", {{"region", 1.5}}}}), kEventTime);
   EXPECT_THAT(fraction.status().message(), HasSubstr("fraction"));
-  auto null = parsed->Render({{"customer", {{"region", nullptr}}}}, kEventTime);
+  auto null = parsed->Render(Rec({{"customer", {{"region", nullptr}}}}), kEventTime);
   EXPECT_THAT(null.status().message(), HasSubstr("null"));
   auto timed = DestinationTemplate::Parse("t{event_time:%Y}");
   ASSERT_TRUE(timed.ok());
-  EXPECT_THAT(timed->Render({}, absl::InfinitePast()).status().message(),
+  EXPECT_THAT(timed->Render(Rec({}), absl::InfinitePast()).status().message(),
               HasSubstr("has none"));
 }
 

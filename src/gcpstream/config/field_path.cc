@@ -38,23 +38,34 @@ absl::StatusOr<FieldPath> FieldPath::Parse(absl::string_view text) {
   return path;
 }
 
-absl::StatusOr<const nlohmann::json*> FieldPath::Find(
-    const nlohmann::json& record) const {
-  const nlohmann::json* at = &record;
+absl::StatusOr<json::JsonValue> FieldPath::Find(
+    const json::JsonRecord& record) const {
+  uint32_t at = json::JsonRecord::kRoot;
   for (const std::string& name : names_) {
-    if (!at->is_object()) {
+    const json::JsonType type = record.ValueAt(at).type();
+    if (type != json::JsonType::kObject) {
       return absl::InvalidArgumentError(
           absl::StrCat("field '", text_, "': '", name, "' is looked up in ",
-                       at->type_name(), ", not an object"));
+                       json::TypeName(type), ", not an object"));
     }
-    auto it = at->find(name);
-    if (it == at->end()) {
+    std::optional<uint32_t> child = record.Child(at, name);
+    if (!child.has_value()) {
       return absl::InvalidArgumentError(
           absl::StrCat("field '", text_, "' is missing"));
     }
-    at = &*it;
+    at = *child;
   }
-  return at;
+  return record.ValueAt(at);
+}
+
+std::string PayloadText(const json::JsonValue& value) {
+  std::string out;
+  if (value.type() == json::JsonType::kString) {
+    value.AppendString(out);
+  } else {
+    value.AppendCompact(out);
+  }
+  return out;
 }
 
 }  // namespace gcpstream::config

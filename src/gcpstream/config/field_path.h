@@ -4,11 +4,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "gcpstream/json/json_record.h"
 
 namespace gcpstream::config {
 
@@ -23,8 +22,7 @@ class FieldPath {
   // The field, or InvalidArgument naming the path when a step is missing or
   // not an object (a record that does not fit: routed per the sink's
   // policy, never a crash).
-  absl::StatusOr<const nlohmann::json*> Find(
-      const nlohmann::json& record) const;
+  absl::StatusOr<json::JsonValue> Find(const json::JsonRecord& record) const;
 
   const std::string& text() const { return text_; }
 
@@ -32,6 +30,10 @@ class FieldPath {
   std::string text_;
   std::vector<std::string> names_;
 };
+
+// A field as payload bytes (message data, a task body, a cell): a string's
+// content, any other value's JSON text without insignificant whitespace.
+std::string PayloadText(const json::JsonValue& value);
 
 }  // namespace gcpstream::config
 

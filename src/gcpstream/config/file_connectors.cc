@@ -53,10 +53,7 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> FileSink(
   }
   auto built = runtime::FileSink<Record>::Create(
       environment.name,
-      [](const Record& record) {
-        return record.dump(-1, ' ', false,
-                           nlohmann::json::error_handler_t::replace);
-      },
+      [](const Record& record) { return record.CompactText(); },
       sink);
   if (!built.ok()) {
     return ConfigError(

@@ -102,10 +102,17 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> IcebergAddFilesSink(
   return std::make_shared<iceberg::AddFilesSink<Record>>(
       sink, [catalog] { return iceberg::OpenCatalog(catalog); },
       [path_field](const Record& record) -> absl::StatusOr<std::string> {
-        if (record.is_string()) return record.get<std::string>();
-        if (record.is_object() && record.contains(path_field) &&
-            record[path_field].is_string()) {
-          return record[path_field].get<std::string>();
+        std::string path;
+        if (record.root().type() == json::JsonType::kString) {
+          record.root().AppendString(path);
+          return path;
+        }
+        std::optional<uint32_t> field =
+            record.Child(json::JsonRecord::kRoot, path_field);
+        if (field.has_value() &&
+            record.ValueAt(*field).type() == json::JsonType::kString) {
+          record.ValueAt(*field).AppendString(path);
+          return path;
         }
         return WithRecord(
             absl::InvalidArgumentError(absl::StrCat(

@@ -227,16 +227,23 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
 
 std::optional<absl::Time> EventTimeOf(const Record& record,
                                       const FieldPath& field) {
-  absl::StatusOr<const Record*> value = field.Find(record);
+  absl::StatusOr<json::JsonValue> value = field.Find(record);
   if (!value.ok()) return std::nullopt;
-  if ((*value)->is_number_integer()) {
-    return absl::FromUnixMillis((*value)->get<int64_t>());
+  switch (value->type()) {
+    case json::JsonType::kInteger:
+      return absl::FromUnixMillis(value->integer());
+    case json::JsonType::kUnsigned:
+      return absl::FromUnixMillis(
+          static_cast<int64_t>(value->unsigned_integer()));
+    case json::JsonType::kString:
+      break;
+    default:
+      return std::nullopt;
   }
-  if (!(*value)->is_string()) return std::nullopt;
+  std::string scratch;
   absl::Time time;
   std::string error;
-  if (!absl::ParseTime(absl::RFC3339_full,
-                       (*value)->get_ref<const std::string&>(), &time,
+  if (!absl::ParseTime(absl::RFC3339_full, value->string(scratch), &time,
                        &error)) {
     return std::nullopt;
   }

@@ -84,36 +84,60 @@ absl::StatusOr<MessageMapping> ReadMapping(OptionMap& options) {
 absl::Status ToMessage(const MessageMapping& mapping, const Record& record,
                        const WriterContext& context, PubsubMessage& message) {
   // A topic that cannot be named for this record fails the record.
-  absl::StatusOr<std::string> topic = mapping.topic.Render(
-      record, context.event_time.value_or(absl::InfinitePast()));
-  if (!topic.ok()) return topic.status();
+  if (!mapping.topic.constant()) {
+    std::string topic;
+    if (absl::Status named = mapping.topic.RenderTo(
+            record, context.event_time.value_or(absl::InfinitePast()), topic);
+        !named.ok()) {
+      return named;
+    }
+  }
+  std::string& data = *message.mutable_data();
+  data.clear();
   if (mapping.data.has_value()) {
-    absl::StatusOr<const Record*> data = mapping.data->Find(record);
-    if (!data.ok()) return data.status();
-    message.set_data(
-        (*data)->is_string()
-            ? (*data)->get_ref<const std::string&>()
-            : (*data)->dump(-1, ' ', false, Record::error_handler_t::replace));
+    absl::StatusOr<json::JsonValue> field = mapping.data->Find(record);
+    if (!field.ok()) return field.status();
+    // A string goes out as its bytes, anything else as its JSON text.
+    if (field->type() == json::JsonType::kString) {
+      field->AppendString(data);
+    } else {
+      field->AppendCompact(data);
+    }
   } else {
-    message.set_data(
-        record.dump(-1, ' ', false, Record::error_handler_t::replace));
+    record.root().AppendCompact(data);
   }
   for (const auto& [name, path] : mapping.attributes) {
-    absl::StatusOr<const Record*> value = path.Find(record);
+    absl::StatusOr<json::JsonValue> value = path.Find(record);
     if (!value.ok()) return value.status();
-    absl::StatusOr<std::string> text = FieldText(**value, path.text());
-    if (!text.ok()) return text.status();
-    (*message.mutable_attributes())[name] = *std::move(text);
+    std::string& attribute = (*message.mutable_attributes())[name];
+    attribute.clear();
+    if (absl::Status text = AppendFieldText(*value, path.text(), attribute);
+        !text.ok()) {
+      return text;
+    }
   }
   if (mapping.ordering_key.has_value()) {
-    absl::StatusOr<const Record*> value = mapping.ordering_key->Find(record);
+    absl::StatusOr<json::JsonValue> value = mapping.ordering_key->Find(record);
     if (!value.ok()) return value.status();
-    absl::StatusOr<std::string> text =
-        FieldText(**value, mapping.ordering_key->text());
-    if (!text.ok()) return text.status();
-    message.set_ordering_key(*std::move(text));
+    std::string& key = *message.mutable_ordering_key();
+    key.clear();
+    if (absl::Status text =
+            AppendFieldText(*value, mapping.ordering_key->text(), key);
+        !text.ok()) {
+      return text;
+    }
   }
   return absl::OkStatus();
+}
+
+auto Serializer(std::shared_ptr<const MessageMapping> mapping) {
+  return [mapping = std::move(mapping)](
+             const Record& record, const WriterContext& context,
+             PubsubMessage& message) -> absl::StatusOr<pubsub::Serialized> {
+    absl::Status filled = ToMessage(*mapping, record, context, message);
+    if (!filled.ok()) return WithRecord(filled, record);
+    return pubsub::Serialized::kPublish;
+  };
 }
 
 absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
@@ -133,6 +157,13 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
   absl::StatusOr<FailureHandlerSpec> handler = ReadFailureHandler(options);
   if (!handler.ok()) return handler.status();
   auto shared = std::make_shared<const MessageMapping>(*std::move(mapping));
+  if (shared->topic.constant()) {
+    return std::make_shared<pubsub::PubSubSink<Record>>(
+        sink, pubsub::TopicDestination(shared->project, shared->topic.text()),
+        Serializer(shared),
+        MakeFailureHandlerFactory<pubsub::PubSubFailedElement>(
+            *std::move(handler)));
+  }
   auto resolver = MakeResolver<Record, pubsub::TopicDestination>(
       [shared](const Record& record, const WriterContext& context)
           -> absl::StatusOr<pubsub::TopicDestination> {
@@ -144,13 +175,7 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
             shared->project, topic.ok() ? *topic : shared->topic.text());
       });
   return std::make_shared<pubsub::PubSubSink<Record>>(
-      sink, std::move(resolver),
-      [shared](const Record& record, const WriterContext& context,
-               PubsubMessage& message) -> absl::StatusOr<pubsub::Serialized> {
-        absl::Status filled = ToMessage(*shared, record, context, message);
-        if (!filled.ok()) return WithRecord(filled, record);
-        return pubsub::Serialized::kPublish;
-      },
+      sink, std::move(resolver), Serializer(shared),
       MakeFailureHandlerFactory<pubsub::PubSubFailedElement>(
           *std::move(handler)));
 }
@@ -213,13 +238,12 @@ absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> PubSubSource(
   }
   return std::make_shared<pubsub::PubSubSource<Record>>(
       source, [](const PubsubMessage& message, std::vector<Record>& out) {
-        Record record = Record::parse(message.data(), nullptr,
-                                      /*allow_exceptions=*/false);
-        if (record.is_discarded()) {
+        absl::StatusOr<Record> record = Record::Parse(message.data());
+        if (!record.ok()) {
           return absl::InvalidArgumentError(
               "the message data is not one JSON value");
         }
-        out.push_back(std::move(record));
+        out.push_back(*std::move(record));
         return absl::OkStatus();
       });
 }

@@ -3,7 +3,6 @@
 // typed by the table's schema when the writer encodes them. See
 // docs/pipeline-yaml.md.
 
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,42 +46,44 @@ struct MutationMapping {
 // A JSON value as the Spanner value it most directly is; the column's type
 // decides at encoding whether it fits (integers widen to FLOAT64/NUMERIC,
 // text in wire form fits DATE, TIMESTAMP, NUMERIC, JSON and BYTES).
-absl::StatusOr<Value> ToValue(const Record& json, absl::string_view field) {
+absl::StatusOr<Value> ToValue(const json::JsonValue& json,
+                              absl::string_view field) {
   switch (json.type()) {
-    case Record::value_t::null:
+    case json::JsonType::kNull:
       return Value::NullValue();
-    case Record::value_t::boolean:
-      return Value::Bool(json.get<bool>());
-    case Record::value_t::number_integer:
-      return Value::Int64(json.get<int64_t>());
-    case Record::value_t::number_unsigned:
-      if (json.get<uint64_t>() >
-          static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("field '", field, "' is beyond INT64"));
-      }
-      return Value::Int64(static_cast<int64_t>(json.get<uint64_t>()));
-    case Record::value_t::number_float:
-      return Value::Float64(json.get<double>());
-    case Record::value_t::string:
-      return Value::String(json.get<std::string>());
-    case Record::value_t::object:
-      return Value::JsonValue(
-          json.dump(-1, ' ', false, Record::error_handler_t::replace));
-    case Record::value_t::array: {
+    case json::JsonType::kBoolean:
+      return Value::Bool(json.boolean());
+    case json::JsonType::kInteger:
+      return Value::Int64(json.integer());
+    case json::JsonType::kUnsigned:  // Always beyond int64.
+      return absl::InvalidArgumentError(
+          absl::StrCat("field '", field, "' is beyond INT64"));
+    case json::JsonType::kFloat:
+      return Value::Float64(json.number());
+    case json::JsonType::kString: {
+      std::string text;
+      json.AppendString(text);
+      return Value::String(std::move(text));
+    }
+    case json::JsonType::kObject: {
+      std::string text;
+      json.AppendCompact(text);
+      return Value::JsonValue(std::move(text));
+    }
+    case json::JsonType::kArray: {
+      const std::vector<json::JsonValue> items = json.Elements();
       Value::Array elements;
-      elements.reserve(json.size());
-      for (const Record& element : json) {
-        absl::StatusOr<Value> value = ToValue(element, field);
+      elements.reserve(items.size());
+      for (const json::JsonValue& item : items) {
+        absl::StatusOr<Value> value = ToValue(item, field);
         if (!value.ok()) return value.status();
         elements.push_back(*std::move(value));
       }
       return Value::ArrayOf(std::move(elements));
     }
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("field '", field, "' has a type Spanner cannot store"));
   }
+  return absl::InvalidArgumentError(
+      absl::StrCat("field '", field, "' has a type Spanner cannot store"));
 }
 
 absl::StatusOr<std::optional<Mutation>> ToMutation(
@@ -108,9 +109,9 @@ absl::StatusOr<std::optional<Mutation>> ToMutation(
   }();
   std::vector<Value> key;
   for (const auto& [column, path] : mapping.columns) {
-    absl::StatusOr<const Record*> field = path.Find(record);
+    absl::StatusOr<json::JsonValue> field = path.Find(record);
     if (!field.ok()) return field.status();
-    absl::StatusOr<Value> value = ToValue(**field, path.text());
+    absl::StatusOr<Value> value = ToValue(*field, path.text());
     if (!value.ok()) return value.status();
     if (mapping.operation == Operation::kDelete) {
       key.push_back(*std::move(value));

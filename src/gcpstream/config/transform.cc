@@ -16,17 +16,21 @@ inline constexpr EnumOption<Transform::Kind> kTransformKindOption(
 }  // namespace
 
 bool Transform::Keeps(const Record& record) const {
-  absl::StatusOr<const Record*> value = field.Find(record);
+  absl::StatusOr<json::JsonValue> value = field.Find(record);
   if (!value.ok()) return false;
   if (!equals.has_value()) return true;
-  absl::StatusOr<std::string> text = FieldText(**value, field.text());
+  if (value->type() == json::JsonType::kString) {
+    std::string scratch;
+    return value->string(scratch) == *equals;
+  }
+  absl::StatusOr<std::string> text = FieldText(*value, field.text());
   return text.ok() && *text == *equals;
 }
 
 std::string Transform::KeyOf(const Record& record) const {
-  absl::StatusOr<const Record*> value = field.Find(record);
+  absl::StatusOr<json::JsonValue> value = field.Find(record);
   if (!value.ok()) return "";
-  absl::StatusOr<std::string> text = FieldText(**value, field.text());
+  absl::StatusOr<std::string> text = FieldText(*value, field.text());
   return text.ok() ? *std::move(text) : "";
 }
 

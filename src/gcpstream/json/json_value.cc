@@ -125,6 +125,15 @@ absl::string_view JsonValue::string(std::string& scratch) const {
   return scratch;
 }
 
+void JsonValue::AppendString(std::string& out) const {
+  const absl::string_view content = raw_.substr(1, raw_.size() - 2);
+  if (escaped_) {
+    AppendUnescaped(content, out);
+  } else {
+    out.append(content.data(), content.size());
+  }
+}
+
 std::vector<JsonValue> JsonValue::Elements() const {
   std::vector<JsonValue> elements;
   if (type_ != JsonType::kArray) return elements;

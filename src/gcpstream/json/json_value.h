@@ -55,6 +55,8 @@ class JsonValue {
   // A string's content, unescaped: a view of the text itself when it has no
   // escapes, else of `scratch`, which holds the decoded bytes.
   absl::string_view string(std::string& scratch) const;
+  // Appends a string's content, unescaped, to `out`.
+  void AppendString(std::string& out) const;
 
   // An array's elements, in order.
   std::vector<JsonValue> Elements() const;

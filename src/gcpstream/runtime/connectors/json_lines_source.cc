@@ -31,7 +31,7 @@ absl::StatusOr<std::vector<Split>> JsonLinesSource::PlanSplits(
   return PlanFileSplits(options_.files, name_);
 }
 
-absl::StatusOr<std::unique_ptr<SourceReader<nlohmann::json>>>
+absl::StatusOr<std::unique_ptr<SourceReader<json::JsonRecord>>>
 JsonLinesSource::CreateReader(const SourceReaderContext& context,
                               std::vector<Split> splits) {
   absl::StatusOr<std::vector<FileSplit>> parsed =
@@ -50,13 +50,12 @@ JsonLinesSource::CreateReader(const SourceReaderContext& context,
   const bool skip =
       options_.malformed_line_policy == MalformedLinePolicy::kSkip;
   auto parse = [skip, total = skipped_,
-                registry_skipped](const std::string& line)
-      -> absl::StatusOr<std::optional<nlohmann::json>> {
-    if (absl::StripAsciiWhitespace(line).empty()) return std::nullopt;
-    // The non-throwing overload: invalid JSON, invalid UTF-8 included,
-    // yields a discarded value instead of an exception.
-    nlohmann::json value = nlohmann::json::parse(line, nullptr, false);
-    if (!value.is_discarded()) return std::optional(std::move(value));
+                registry_skipped](json::PaddedBytes& line)
+      -> absl::StatusOr<std::optional<json::JsonRecord>> {
+    if (absl::StripAsciiWhitespace(line.view()).empty()) return std::nullopt;
+    absl::StatusOr<json::JsonRecord> value =
+        json::JsonRecord::Parse(std::move(line));
+    if (value.ok()) return std::optional(*std::move(value));
     if (!skip) {
       return absl::InvalidArgumentError(
           "malformed JSON (malformed-line-policy: fail)");
@@ -65,7 +64,7 @@ JsonLinesSource::CreateReader(const SourceReaderContext& context,
     if (registry_skipped != nullptr) registry_skipped->Increment();
     return std::nullopt;
   };
-  return std::make_unique<LineSourceReader<nlohmann::json>>(
+  return std::make_unique<LineSourceReader<json::JsonRecord, json::PaddedBytes>>(
       name_, *std::move(parsed), options_.files.max_lines_per_poll,
       std::move(parse));
 }

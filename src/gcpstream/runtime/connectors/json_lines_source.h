@@ -9,9 +9,9 @@
 #include "absl/status/statusor.h"
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/base/options.h"
+#include "gcpstream/json/json_record.h"
 #include "gcpstream/runtime/connectors/file_splits.h"
 #include "gcpstream/runtime/source.h"
-#include "nlohmann/json.hpp"
 
 namespace gcpstream::runtime {
 
@@ -38,8 +38,10 @@ struct JsonLinesSourceOptions {
 // A bounded source of the JSON values of JSON-lines files (one value per
 // line, any JSON type), with the splits, offsets and errors of FileSource.
 // Blank lines (only whitespace) carry no value and are passed over without
-// being counted as malformed, so a trailing empty line is harmless.
-class JsonLinesSource final : public Source<nlohmann::json> {
+// being counted as malformed, so a trailing empty line is harmless. Each
+// record is validated and indexed once, and shares the block it was read
+// into (json::JsonRecord).
+class JsonLinesSource final : public Source<json::JsonRecord> {
  public:
   static absl::StatusOr<std::unique_ptr<JsonLinesSource>> Create(
       std::string name, JsonLinesSourceOptions options);
@@ -62,7 +64,7 @@ class JsonLinesSource final : public Source<nlohmann::json> {
 
   // With `context.metrics` set, skipped lines are also counted in the
   // registry's `records_skipped_malformed` counter of the subtask.
-  absl::StatusOr<std::unique_ptr<SourceReader<nlohmann::json>>> CreateReader(
+  absl::StatusOr<std::unique_ptr<SourceReader<json::JsonRecord>>> CreateReader(
       const SourceReaderContext& context, std::vector<Split> splits) override;
 
   // Lines skipped as malformed by every reader of this source so far.

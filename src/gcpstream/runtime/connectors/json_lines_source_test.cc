@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/runtime/connectors/collecting_output.h"
 #include "gcpstream/runtime/connectors/testing_files.h"
@@ -17,6 +19,14 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 using Json = nlohmann::json;
+using Record = json::JsonRecord;
+
+std::vector<Json> Trees(const std::vector<Record>& records) {
+  std::vector<Json> trees;
+  trees.reserve(records.size());
+  for (const Record& record : records) trees.push_back(record.Tree());
+  return trees;
+}
 
 std::unique_ptr<JsonLinesSource> MakeSource(const std::string& path,
                                             MalformedLinePolicy policy) {
@@ -30,7 +40,7 @@ std::unique_ptr<JsonLinesSource> MakeSource(const std::string& path,
 
 absl::StatusOr<PollResult> ReadAll(JsonLinesSource& source,
                                    const SourceReaderContext& context,
-                                   CollectingOutput<Json>& output,
+                                   CollectingOutput<Record>& output,
                                    std::vector<Split>* splits_out = nullptr) {
   auto reader = source.CreateReader(context, source.PlanSplits(1).value());
   if (!reader.ok()) return reader.status();
@@ -59,11 +69,11 @@ TEST(JsonLinesSourceTest, EmitsOneValuePerLineAndPassesOverBlankLines) {
   WriteTestFile(path, "{\"a\":1}\n  \n[1,2]\r\n\"text\"\n42\n\n");
   auto source = MakeSource(path, MalformedLinePolicy::kFail);
   ASSERT_NE(source, nullptr);
-  CollectingOutput<Json> output;
+  CollectingOutput<Record> output;
   auto result = ReadAll(*source, SourceReaderContext{}, output);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->status, InputStatus::kEndOfInput);
-  EXPECT_THAT(output.values, ElementsAre(Json{{"a", 1}}, Json::array({1, 2}),
+  EXPECT_THAT(Trees(output.values), ElementsAre(Json{{"a", 1}}, Json::array({1, 2}),
                                          Json("text"), Json(42)));
   EXPECT_EQ(source->records_skipped_malformed(), 0u);
 }
@@ -73,7 +83,7 @@ TEST(JsonLinesSourceTest, FailPolicyNamesFileAndLineNumber) {
   WriteTestFile(path, "{\"a\":1}\n{\"a\":2}\n{\"a\":\n{\"a\":4}\n");
   auto source = MakeSource(path, MalformedLinePolicy::kFail);
   ASSERT_NE(source, nullptr);
-  CollectingOutput<Json> output;
+  CollectingOutput<Record> output;
   auto result = ReadAll(*source, SourceReaderContext{}, output);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(result.status().message()), HasSubstr(path));
@@ -88,10 +98,10 @@ TEST(JsonLinesSourceTest, LineNumberIsRightAfterARestore) {
   ASSERT_NE(source, nullptr);
   auto reader = source->CreateReader(SourceReaderContext{}, {Split{path, "4"}});
   ASSERT_TRUE(reader.ok());
-  CollectingOutput<Json> output;
+  CollectingOutput<Record> output;
   auto result = (*reader)->PollNext(output);
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("line 4"));
-  EXPECT_THAT(output.values, ElementsAre(Json(3)));
+  EXPECT_THAT(Trees(output.values), ElementsAre(Json(3)));
 }
 
 TEST(JsonLinesSourceTest, InvalidUtf8IsMalformedNotACrash) {
@@ -99,7 +109,7 @@ TEST(JsonLinesSourceTest, InvalidUtf8IsMalformedNotACrash) {
   WriteTestFile(path, "\"ok\"\n\"\xff\xfe\"\n");
   auto source = MakeSource(path, MalformedLinePolicy::kFail);
   ASSERT_NE(source, nullptr);
-  CollectingOutput<Json> output;
+  CollectingOutput<Record> output;
   auto result = ReadAll(*source, SourceReaderContext{}, output);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("line 2"));
@@ -115,12 +125,12 @@ TEST(JsonLinesSourceTest, SkipPolicyCountsAndMovesPastMalformedLines) {
   context.pipeline = "p";
   context.subtask_index = 2;
   context.metrics = &metrics;
-  CollectingOutput<Json> output;
+  CollectingOutput<Record> output;
   std::vector<Split> splits;
   auto result = ReadAll(*source, context, output, &splits);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->status, InputStatus::kEndOfInput);
-  EXPECT_THAT(output.values, ElementsAre(Json(1), Json(2), Json(3)));
+  EXPECT_THAT(Trees(output.values), ElementsAre(Json(1), Json(2), Json(3)));
   EXPECT_EQ(source->records_skipped_malformed(), 2u);
   auto counter =
       metrics.GetCounter("records_skipped_malformed",
@@ -137,7 +147,7 @@ TEST(JsonLinesSourceTest, SkipPolicyWithoutMetricsStillCounts) {
   WriteTestFile(path, "x\ny\n");
   auto source = MakeSource(path, MalformedLinePolicy::kSkip);
   ASSERT_NE(source, nullptr);
-  CollectingOutput<Json> output;
+  CollectingOutput<Record> output;
   ASSERT_TRUE(ReadAll(*source, SourceReaderContext{}, output).ok());
   EXPECT_TRUE(output.values.empty());
   EXPECT_EQ(source->records_skipped_malformed(), 2u);

@@ -15,7 +15,9 @@
 namespace gcpstream::runtime {
 namespace {
 
+// Read at least this much at a time, into blocks of at least kBlock.
 constexpr size_t kChunk = size_t{64} * 1024;
+constexpr size_t kBlock = size_t{1} << 20;
 
 // pread() that retries interrupted calls.
 ssize_t ReadAt(int fd, char* data, size_t size, int64_t offset) {
@@ -61,8 +63,10 @@ LineReader::LineReader(LineReader&& other) noexcept
       fd_(std::exchange(other.fd_, -1)),
       offset_(other.offset_),
       line_start_(other.line_start_),
-      buffer_(std::move(other.buffer_)),
-      pos_(other.pos_),
+      block_(std::move(other.block_)),
+      capacity_(std::exchange(other.capacity_, 0)),
+      size_(std::exchange(other.size_, 0)),
+      pos_(std::exchange(other.pos_, 0)),
       buffer_offset_(other.buffer_offset_) {}
 
 LineReader& LineReader::operator=(LineReader&& other) noexcept {
@@ -72,8 +76,10 @@ LineReader& LineReader::operator=(LineReader&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     offset_ = other.offset_;
     line_start_ = other.line_start_;
-    buffer_ = std::move(other.buffer_);
-    pos_ = other.pos_;
+    block_ = std::move(other.block_);
+    capacity_ = std::exchange(other.capacity_, 0);
+    size_ = std::exchange(other.size_, 0);
+    pos_ = std::exchange(other.pos_, 0);
     buffer_offset_ = other.buffer_offset_;
   }
   return *this;
@@ -84,48 +90,79 @@ LineReader::~LineReader() {
 }
 
 absl::StatusOr<bool> LineReader::Fill() {
-  // Drop consumed bytes first so the buffer holds at most one line plus a
-  // chunk, however long the file.
-  buffer_.erase(0, pos_);
+  const size_t unconsumed = size_ - pos_;
+  const size_t wanted = std::max(kBlock, unconsumed + kChunk);
+  if (block_ != nullptr && block_.use_count() == 1 && capacity_ >= wanted) {
+    std::memmove(block_.get(), block_.get() + pos_, unconsumed);
+  } else {
+    // Lines handed out still point into the old block: leave it to them.
+    std::shared_ptr<char[]> block = std::make_shared_for_overwrite<char[]>(
+        wanted + json::PaddedBytes::kPadding);
+    if (unconsumed > 0) {
+      std::memcpy(block.get(), block_.get() + pos_, unconsumed);
+    }
+    block_ = std::move(block);
+    capacity_ = wanted;
+  }
   buffer_offset_ += static_cast<int64_t>(pos_);
   pos_ = 0;
-  const size_t old_size = buffer_.size();
-  buffer_.resize(old_size + kChunk);
-  const ssize_t n = ReadAt(fd_, buffer_.data() + old_size, kChunk,
-                           buffer_offset_ + static_cast<int64_t>(old_size));
-  if (n < 0) {
-    buffer_.resize(old_size);
-    return ErrnoStatus("cannot read", path_);
-  }
-  buffer_.resize(old_size + static_cast<size_t>(n));
+  size_ = unconsumed;
+  const ssize_t n = ReadAt(fd_, block_.get() + size_, capacity_ - size_,
+                           buffer_offset_ + static_cast<int64_t>(size_));
+  if (n < 0) return ErrnoStatus("cannot read", path_);
+  size_ += static_cast<size_t>(n);
+  // Zeroed padding, so a parser reading past a line's end sees no garbage.
+  std::memset(block_.get() + size_, 0, json::PaddedBytes::kPadding);
   return n > 0;
 }
 
-absl::StatusOr<bool> LineReader::Next(std::string& line) {
+absl::StatusOr<bool> LineReader::NextLine(size_t& begin, size_t& end) {
   size_t searched = pos_;
   while (true) {
-    const size_t newline = buffer_.find('\n', searched);
-    if (newline != std::string::npos) {
-      size_t end = newline;
-      if (end > pos_ && buffer_[end - 1] == '\r') --end;
-      line.assign(buffer_, pos_, end - pos_);
+    const void* found = std::memchr(block_.get() + searched, '\n',
+                                    size_ - searched);
+    if (found != nullptr) {
+      const size_t newline = static_cast<const char*>(found) - block_.get();
+      begin = pos_;
+      end = newline;
+      if (end > pos_ && block_[end - 1] == '\r') --end;
       line_start_ = offset_;
       offset_ += static_cast<int64_t>(newline + 1 - pos_);
       pos_ = newline + 1;
       return true;
     }
-    // Fill() moves the unconsumed bytes to the front of the buffer.
-    searched = buffer_.size() - pos_;
+    // Fill() moves the unconsumed bytes to the front of the block.
+    searched = size_ - pos_;
     absl::StatusOr<bool> more = Fill();
     if (!more.ok()) return more.status();
     if (*more) continue;
-    if (pos_ == buffer_.size()) return false;
-    line.assign(buffer_, pos_, std::string::npos);
+    if (pos_ == size_) return false;
+    begin = pos_;
+    end = size_;
     line_start_ = offset_;
-    offset_ += static_cast<int64_t>(buffer_.size() - pos_);
-    pos_ = buffer_.size();
+    offset_ += static_cast<int64_t>(size_ - pos_);
+    pos_ = size_;
     return true;
   }
+}
+
+absl::StatusOr<bool> LineReader::Next(std::string& line) {
+  size_t begin = 0;
+  size_t end = 0;
+  absl::StatusOr<bool> found = NextLine(begin, end);
+  if (!found.ok() || !*found) return found;
+  line.assign(block_.get() + begin, end - begin);
+  return true;
+}
+
+absl::StatusOr<bool> LineReader::Next(json::PaddedBytes& line) {
+  size_t begin = 0;
+  size_t end = 0;
+  absl::StatusOr<bool> found = NextLine(begin, end);
+  if (!found.ok() || !*found) return found;
+  // The rest of the block, then its padding, follow the line.
+  line = json::PaddedBytes(block_, block_.get() + begin, end - begin);
+  return true;
 }
 
 absl::StatusOr<int64_t> LineReader::LineNumberAt(int64_t offset) const {

@@ -21,15 +21,15 @@ namespace gcpstream::runtime {
 // turning each line into a record. Each split's state is the offset of its
 // next unread line, advanced only once the line's record was emitted (or the
 // line skipped), so a restore resumes exactly at the next line. Files are
-// opened one at a time, when reached.
-template <typename T>
+// opened one at a time, when reached. A Line is a std::string (a copy) or
+// json::PaddedBytes (a view sharing the read block).
+template <typename T, typename Line = std::string>
 class LineSourceReader final : public SourceReader<T> {
  public:
   // Turns one line (without terminator) into a record, and may move from
   // it; nullopt skips the line. An error fails the job; the reader adds the
   // file and line number.
-  using ParseLine =
-      std::function<absl::StatusOr<std::optional<T>>(std::string&)>;
+  using ParseLine = std::function<absl::StatusOr<std::optional<T>>(Line&)>;
 
   LineSourceReader(std::string source_name, std::vector<FileSplit> splits,
                    int max_lines_per_poll, ParseLine parse)
@@ -39,7 +39,7 @@ class LineSourceReader final : public SourceReader<T> {
         parse_(std::move(parse)) {}
 
   absl::StatusOr<PollResult> PollNext(ReaderOutput<T>& output) override {
-    std::string line;
+    Line line;
     for (int lines = 0;
          current_ < splits_.size() && lines < max_lines_per_poll_;) {
       FileSplit& split = splits_[current_];

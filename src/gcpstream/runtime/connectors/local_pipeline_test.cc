@@ -55,11 +55,12 @@ TEST(LocalPipelineTest, JsonLinesThroughKeyByToExactlyOnceFiles) {
   Pipeline pipeline(options);
   pipeline.AddSource(std::shared_ptr<JsonLinesSource>(*std::move(source)), 2)
       .KeyBy(
-          [](const nlohmann::json& order) {
-            return order["region"].get<std::string>();
+          [](const json::JsonRecord& order) {
+            return order.Tree()["region"].get<std::string>();
           },
           2)
-      .Map([](nlohmann::json order) {
+      .Map([](const json::JsonRecord& record) {
+        const nlohmann::json order = record.Tree();
         return absl::StrCat(order["region"].get<std::string>(), ":",
                             order["id"].get<int>());
       })
