@@ -234,10 +234,9 @@ Result Measure(const std::string& scenario, const JobFactory& make_job,
                 .cpu_seconds = CpuSeconds() - cpu - monitor.own_cpu_seconds(),
                 .rss_mib = PeakRssMib()};
   Check(summary.status());
-  result.records =
-      SumMetric((*pipeline)->metrics().ExportPrometheusText(),
-                "records_written") +
-      discarded.load();
+  result.records = SumMetric((*pipeline)->metrics().ExportPrometheusText(),
+                             "records_written") +
+                   discarded.load();
   if (result.records != expected) {
     std::fprintf(stderr, "%s: %lld records written, %lld expected\n",
                  scenario.c_str(), static_cast<long long>(result.records),
@@ -254,10 +253,9 @@ JobFactory FromFile(std::string text) {
   return [text = std::move(text)]() {
     absl::StatusOr<config::PipelineFile> file =
         config::ParsePipelineFile(text, "bench.yaml");
-    if (!file.ok()) return absl::StatusOr<std::unique_ptr<runtime::Pipeline>>(
-        file.status());
-    return config::BuildPipeline(*file,
-                                 config::ConnectorRegistry::Global());
+    if (!file.ok())
+      return absl::StatusOr<std::unique_ptr<runtime::Pipeline>>(file.status());
+    return config::BuildPipeline(*file, config::ConnectorRegistry::Global());
   };
 }
 
@@ -280,8 +278,8 @@ JobFactory ApiLinesToPubSub(const Paths& paths) {
     pubsub::PubSubSinkOptions sink;
     sink.name = "messages";
     sink.create_disposition = pubsub::CreateDisposition::kCreateNever;
-    pipeline->AddSource(std::shared_ptr<runtime::FileSource>(*std::move(source)),
-                        1)
+    pipeline
+        ->AddSource(std::shared_ptr<runtime::FileSource>(*std::move(source)), 1)
         .SinkTo(std::make_shared<pubsub::PubSubSink<std::string>>(
             sink, pubsub::TopicDestination("bench", "bench"),
             [](const std::string& line, const WriterContext&,
@@ -323,9 +321,9 @@ JobFactory ApiRowsToSpanner(const Paths& paths, int64_t records,
     spanner::SpannerSinkOptions sink;
     sink.name = "rows";
     sink.database = spanner::DatabaseDestination("bench", "bench", "bench");
-    pipeline->AddSource(std::shared_ptr<runtime::Source<Row>>(
-                            *std::move(source)),
-                        1)
+    pipeline
+        ->AddSource(std::shared_ptr<runtime::Source<Row>>(*std::move(source)),
+                    1)
         .SinkTo(std::make_shared<spanner::SpannerSink<Row>>(
             sink,
             [](const Row& row, const WriterContext&)
@@ -343,9 +341,9 @@ JobFactory ApiRowsToSpanner(const Paths& paths, int64_t records,
 }
 
 std::string Encode(const Result& r) {
-  std::string out = absl::StrCat(r.scenario, "\t", r.records, "\t",
-                                 r.wall_seconds, "\t", r.cpu_seconds, "\t",
-                                 r.rss_mib);
+  std::string out =
+      absl::StrCat(r.scenario, "\t", r.records, "\t", r.wall_seconds, "\t",
+                   r.cpu_seconds, "\t", r.rss_mib);
   for (const auto& [name, seconds] : r.threads) {
     absl::StrAppend(&out, "\t", name, "=", seconds);
   }
@@ -395,9 +393,8 @@ void Print(const Result& r) {
         absl::StrFormat("%s %.0f%%", name, 100 * seconds / threads_total));
   }
   std::printf("%-38s %9lld %8.2f %8.2f %10.0f %7.1f  %s\n", r.scenario.c_str(),
-              static_cast<long long>(r.records), r.wall_seconds,
-              r.cpu_seconds, r.PerCpuSecond(), r.rss_mib,
-              absl::StrJoin(parts, ", ").c_str());
+              static_cast<long long>(r.records), r.wall_seconds, r.cpu_seconds,
+              r.PerCpuSecond(), r.rss_mib, absl::StrJoin(parts, ", ").c_str());
 }
 
 }  // namespace
@@ -405,7 +402,8 @@ void Print(const Result& r) {
 
 int main(int argc, char** argv) {
   using namespace gcpstream::bench;  // NOLINT(google-build-using-namespace)
-  CLI::App app{"Records per CPU-second of pipeline files against null services"};
+  CLI::App app{
+      "Records per CPU-second of pipeline files against null services"};
   int64_t records = 1'000'000;
   int record_bytes = 1024;
   int runs = 3;
@@ -444,11 +442,9 @@ int main(int argc, char** argv) {
       {"json-lines -> pubsub (data: field)",
        FromFile(PipelineText(paths, lines, {kPubSubSink})), records},
       {"json-lines -> pubsub (whole record)",
-       FromFile(PipelineText(paths, lines, {kWholeRecordPubSubSink})),
-       records},
-      {"json-lines -> spanner", FromFile(PipelineText(paths, lines,
-                                                      {kSpannerSink})),
-       records},
+       FromFile(PipelineText(paths, lines, {kWholeRecordPubSubSink})), records},
+      {"json-lines -> spanner",
+       FromFile(PipelineText(paths, lines, {kSpannerSink})), records},
       {"sample-orders -> pubsub + spanner",
        FromFile(PipelineText(paths, orders,
                              {kOrdersPubSubSink, kOrdersSpannerSink})),
@@ -461,9 +457,10 @@ int main(int argc, char** argv) {
       {"c++ api: rows -> spanner",
        ApiRowsToSpanner(paths, records, record_bytes), records},
   };
-  std::printf("%lld records of %d bytes, parallelism 1, checkpoint every 1 s, "
-              "median of %d run(s)\n",
-              static_cast<long long>(records), record_bytes, runs);
+  std::printf(
+      "%lld records of %d bytes, parallelism 1, checkpoint every 1 s, "
+      "median of %d run(s)\n",
+      static_cast<long long>(records), record_bytes, runs);
   std::printf("%-38s %9s %8s %8s %10s %7s  %s\n", "scenario", "records",
               "wall s", "CPU s", "rec/CPU-s", "RSS MiB",
               "CPU by thread (>= 1%)");
@@ -472,10 +469,10 @@ int main(int argc, char** argv) {
     std::vector<Result> results;
     for (int run = 0; run < runs; ++run) {
       std::filesystem::remove_all(paths.checkpoints);
-      results.push_back(Decode(RunInChild([&, &name = name, &job = job,
-                                           &expected = expected] {
-        return Encode(Measure(name, job, expected));
-      })));
+      results.push_back(Decode(
+          RunInChild([&, &name = name, &job = job, &expected = expected] {
+            return Encode(Measure(name, job, expected));
+          })));
     }
     Print(Median(results));
   }

@@ -82,9 +82,11 @@ TEST(DestinationTemplateTest, RecordsThatDoNotFitAreRecordErrors) {
               HasSubstr("field 'customer.region' is missing"));
   auto not_object = parsed->Render(Rec({{"customer", "x"}}), kEventTime);
   EXPECT_THAT(not_object.status().message(), HasSubstr("not an object"));
-  auto fraction = parsed->Render(Rec({{"customer", {{"region", 1.5}}}}), kEventTime);
+  auto fraction =
+      parsed->Render(Rec({{"customer", {{"region", 1.5}}}}), kEventTime);
   EXPECT_THAT(fraction.status().message(), HasSubstr("fraction"));
-  auto null = parsed->Render(Rec({{"customer", {{"region", nullptr}}}}), kEventTime);
+  auto null =
+      parsed->Render(Rec({{"customer", {{"region", nullptr}}}}), kEventTime);
   EXPECT_THAT(null.status().message(), HasSubstr("null"));
   auto timed = DestinationTemplate::Parse("t{event_time:%Y}");
   ASSERT_TRUE(timed.ok());

@@ -53,8 +53,7 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> FileSink(
   }
   auto built = runtime::FileSink<Record>::Create(
       environment.name,
-      [](const Record& record) { return record.CompactText(); },
-      sink);
+      [](const Record& record) { return record.CompactText(); }, sink);
   if (!built.ok()) {
     return ConfigError(
         options.position(),

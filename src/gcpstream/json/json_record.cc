@@ -10,6 +10,10 @@
 namespace gcpstream::json {
 namespace {
 
+// simdjson's default, kept on every path so that indexing (recursive per
+// object) stays shallow.
+constexpr size_t kMaxDepth = simdjson::DEFAULT_MAX_DEPTH;
+
 // One validating parser per thread, reused: it keeps its buffers sized to
 // the largest record seen.
 simdjson::dom::parser& ThreadParser() {
@@ -26,9 +30,14 @@ absl::Status Validate(absl::string_view text) {
   if (error == simdjson::SUCCESS) return absl::OkStatus();
   // simdjson refuses whole numbers beyond 64 bits; JSON allows them, and a
   // record holding one is valid (its value reads as a double). Numbers
-  // beyond a double's range stay refused.
-  if (error == simdjson::NUMBER_ERROR && nlohmann::json::accept(text)) {
-    return absl::OkStatus();
+  // beyond a double's range stay refused. nlohmann stops reading at a NUL
+  // byte, which valid JSON never holds.
+  if (error == simdjson::NUMBER_ERROR &&
+      text.find('\0') == absl::string_view::npos &&
+      nlohmann::json::accept(text.begin(), text.end())) {
+    if (scan::MaxDepth(text) <= kMaxDepth) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "not one JSON value: nested deeper than 1024 levels");
   }
   return absl::InvalidArgumentError(
       absl::StrCat("not one JSON value: ", simdjson::error_message(error)));
@@ -49,8 +58,7 @@ absl::StatusOr<JsonRecord> JsonRecord::Parse(PaddedBytes text) {
     return absl::InvalidArgumentError("not one JSON value: empty");
   }
   if (view.size() > UINT32_MAX) {
-    return absl::InvalidArgumentError(
-        "not one JSON value: larger than 4 GiB");
+    return absl::InvalidArgumentError("not one JSON value: larger than 4 GiB");
   }
   view = view.substr(begin, end - begin);
   if (absl::Status valid = Validate(view); !valid.ok()) return valid;
@@ -84,12 +92,12 @@ size_t JsonRecord::IndexObject(size_t open) {
       member.key_size =
           static_cast<uint32_t>(escaped_keys_.size() - member.key_offset);
     }
-    at = scan::SkipWhitespace(text, key_end + 1);   // At ':'.
+    at = scan::SkipWhitespace(text, key_end + 1);  // At ':'.
     const size_t value = scan::SkipWhitespace(text, at + 1);
     const size_t index = members_.size();
     members_.push_back(member);
-    const size_t value_end = text[value] == '{' ? IndexObject(value)
-                                                : scan::ValueEnd(text, value);
+    const size_t value_end =
+        text[value] == '{' ? IndexObject(value) : scan::ValueEnd(text, value);
     members_[index].value_offset = static_cast<uint32_t>(value);
     members_[index].value_size = static_cast<uint32_t>(value_end - value);
     members_[index].next = static_cast<uint32_t>(members_.size());
@@ -137,7 +145,8 @@ std::string JsonRecord::CompactText() const {
 }
 
 nlohmann::json JsonRecord::Tree() const {
-  return nlohmann::json::parse(text_, nullptr, /*allow_exceptions=*/false);
+  return nlohmann::json::parse(text_.begin(), text_.end(), nullptr,
+                               /*allow_exceptions=*/false);
 }
 
 }  // namespace gcpstream::json

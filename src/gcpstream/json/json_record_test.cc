@@ -106,8 +106,8 @@ TEST(JsonRecordTest, NumbersAreTypedByWhatHoldsThemExactly) {
 }
 
 TEST(JsonRecordTest, ArraysListTheirElements) {
-  const JsonRecord record =
-      ParseOrDie(R"({"a": [ 1, "two" , [3, {"x": "]"}], null, true ], "e": []})");
+  const JsonRecord record = ParseOrDie(
+      R"({"a": [ 1, "two" , [3, {"x": "]"}], null, true ], "e": []})");
   const std::vector<JsonValue> elements = At(record, {"a"})->Elements();
   ASSERT_EQ(elements.size(), 5u);
   EXPECT_EQ(elements[0].integer(), 1);
@@ -137,11 +137,14 @@ TEST(JsonRecordTest, RefusesWhatIsNotOneJsonValue) {
   for (const std::string& bad :
        {std::string(""), std::string("  "), std::string("{"),
         std::string("{\"a\":1} x"), std::string("{\"a\":1}{}"),
-        std::string("{'a':1}"), std::string("{\"a\":01}"),
-        std::string("[1,]"), std::string("\"\xFF\""),
-        std::string("\"a\x01\""), std::string("\"x\\ud800y\""),
-        std::string("NaN"), std::string("1e400"),
-        std::string(2000, '[') + std::string(2000, ']')}) {
+        std::string("{'a':1}"), std::string("{\"a\":01}"), std::string("[1,]"),
+        std::string("\"\xFF\""), std::string("\"a\x01\""),
+        std::string("\"x\\ud800y\""), std::string("NaN"),
+        std::string("55555\0\0x", 8),
+        std::string("1234567890123456789012345\0x", 27), std::string("1e400"),
+        std::string(2000, '[') + std::string(2000, ']'),
+        std::string(2000, '[') + "123456789012345678901234567890" +
+            std::string(2000, ']')}) {
     absl::StatusOr<JsonRecord> record = JsonRecord::Parse(bad);
     EXPECT_FALSE(record.ok()) << bad.substr(0, 40);
     if (!record.ok()) {

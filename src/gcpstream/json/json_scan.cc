@@ -1,5 +1,6 @@
 #include "gcpstream/json/json_scan.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace gcpstream::json::scan {
@@ -51,6 +52,22 @@ size_t ValueEnd(absl::string_view text, size_t at) {
       }
       return at;
   }
+}
+
+size_t MaxDepth(absl::string_view text) {
+  size_t depth = 0;
+  size_t deepest = 0;
+  for (size_t at = 0; at < text.size(); ++at) {
+    const char c = text[at];
+    if (c == '"') {
+      at = StringEnd(text, at);
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 }  // namespace gcpstream::json::scan

@@ -27,6 +27,9 @@ size_t StringEnd(absl::string_view text, size_t open);
 // The index just after the value starting at `at`.
 size_t ValueEnd(absl::string_view text, size_t at);
 
+// The deepest nesting of arrays and objects.
+size_t MaxDepth(absl::string_view text);
+
 }  // namespace gcpstream::json::scan
 
 #endif  // GCPSTREAM_JSON_JSON_SCAN_H_

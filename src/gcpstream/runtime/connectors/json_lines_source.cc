@@ -64,7 +64,8 @@ JsonLinesSource::CreateReader(const SourceReaderContext& context,
     if (registry_skipped != nullptr) registry_skipped->Increment();
     return std::nullopt;
   };
-  return std::make_unique<LineSourceReader<json::JsonRecord, json::PaddedBytes>>(
+  return std::make_unique<
+      LineSourceReader<json::JsonRecord, json::PaddedBytes>>(
       name_, *std::move(parsed), options_.files.max_lines_per_poll,
       std::move(parse));
 }

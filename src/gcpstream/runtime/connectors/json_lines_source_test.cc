@@ -73,8 +73,9 @@ TEST(JsonLinesSourceTest, EmitsOneValuePerLineAndPassesOverBlankLines) {
   auto result = ReadAll(*source, SourceReaderContext{}, output);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->status, InputStatus::kEndOfInput);
-  EXPECT_THAT(Trees(output.values), ElementsAre(Json{{"a", 1}}, Json::array({1, 2}),
-                                         Json("text"), Json(42)));
+  EXPECT_THAT(
+      Trees(output.values),
+      ElementsAre(Json{{"a", 1}}, Json::array({1, 2}), Json("text"), Json(42)));
   EXPECT_EQ(source->records_skipped_malformed(), 0u);
 }
 

@@ -119,8 +119,8 @@ absl::StatusOr<bool> LineReader::Fill() {
 absl::StatusOr<bool> LineReader::NextLine(size_t& begin, size_t& end) {
   size_t searched = pos_;
   while (true) {
-    const void* found = std::memchr(block_.get() + searched, '\n',
-                                    size_ - searched);
+    const void* found =
+        std::memchr(block_.get() + searched, '\n', size_ - searched);
     if (found != nullptr) {
       const size_t newline = static_cast<const char*>(found) - block_.get();
       begin = pos_;
