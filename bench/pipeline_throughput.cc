@@ -250,11 +250,11 @@ Result Measure(const std::string& scenario, const JobFactory& make_job,
 }
 
 JobFactory FromFile(std::string text) {
-  return [text = std::move(text)]() {
+  return [text = std::move(text)]()
+             -> absl::StatusOr<std::unique_ptr<runtime::Pipeline>> {
     absl::StatusOr<config::PipelineFile> file =
         config::ParsePipelineFile(text, "bench.yaml");
-    if (!file.ok())
-      return absl::StatusOr<std::unique_ptr<runtime::Pipeline>>(file.status());
+    if (!file.ok()) return file.status();
     return config::BuildPipeline(*file, config::ConnectorRegistry::Global());
   };
 }

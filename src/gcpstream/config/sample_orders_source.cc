@@ -33,8 +33,9 @@ Record SampleOrder(int64_t i) {
       absl::FormatTime(absl::RFC3339_sec, absl::FromUnixSeconds(1796083200 + i),
                        absl::UTCTimeZone()),
       "\"");
-  if (i % 101 != 100)
+  if (i % 101 != 100) {
     absl::StrAppend(&text, R"(,"region":")", kRegions[i % 3], "\"");
+  }
   text += '}';
   absl::StatusOr<Record> order = Record::Parse(text);
   // The text above is valid JSON by construction.

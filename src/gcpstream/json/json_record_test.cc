@@ -139,7 +139,7 @@ TEST(JsonRecordTest, RefusesWhatIsNotOneJsonValue) {
         std::string("{\"a\":1} x"), std::string("{\"a\":1}{}"),
         std::string("{'a':1}"), std::string("{\"a\":01}"), std::string("[1,]"),
         std::string("\"\xFF\""), std::string("\"a\x01\""),
-        std::string("\"x\\ud800y\""), std::string("NaN"),
+        std::string(R"("x\ud800y")"), std::string("NaN"),
         std::string("55555\0\0x", 8),
         std::string("1234567890123456789012345\0x", 27), std::string("1e400"),
         std::string(2000, '[') + std::string(2000, ']'),

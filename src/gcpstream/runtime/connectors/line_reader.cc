@@ -122,7 +122,8 @@ absl::StatusOr<bool> LineReader::NextLine(size_t& begin, size_t& end) {
     const void* found =
         std::memchr(block_.get() + searched, '\n', size_ - searched);
     if (found != nullptr) {
-      const size_t newline = static_cast<const char*>(found) - block_.get();
+      const auto newline =
+          static_cast<size_t>(static_cast<const char*>(found) - block_.get());
       begin = pos_;
       end = newline;
       if (end > pos_ && block_[end - 1] == '\r') --end;
