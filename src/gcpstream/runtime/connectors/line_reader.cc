@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -18,6 +19,9 @@ namespace {
 // Read at least this much at a time, into blocks of at least kBlock.
 constexpr size_t kChunk = size_t{64} * 1024;
 constexpr size_t kBlock = size_t{1} << 20;
+// Blocks kept for reuse once no line points into them, so that reading
+// does not allocate (and fault in) a fresh megabyte per block.
+constexpr size_t kRetiredBlocks = 4;
 
 // pread() that retries interrupted calls.
 ssize_t ReadAt(int fd, char* data, size_t size, int64_t offset) {
@@ -64,6 +68,7 @@ LineReader::LineReader(LineReader&& other) noexcept
       offset_(other.offset_),
       line_start_(other.line_start_),
       block_(std::move(other.block_)),
+      retired_(std::move(other.retired_)),
       capacity_(std::exchange(other.capacity_, 0)),
       size_(std::exchange(other.size_, 0)),
       pos_(std::exchange(other.pos_, 0)),
@@ -77,6 +82,7 @@ LineReader& LineReader::operator=(LineReader&& other) noexcept {
     offset_ = other.offset_;
     line_start_ = other.line_start_;
     block_ = std::move(other.block_);
+    retired_ = std::move(other.retired_);
     capacity_ = std::exchange(other.capacity_, 0);
     size_ = std::exchange(other.size_, 0);
     pos_ = std::exchange(other.pos_, 0);
@@ -89,20 +95,45 @@ LineReader::~LineReader() {
   if (fd_ >= 0) close(fd_);
 }
 
+std::shared_ptr<char[]> LineReader::TakeFreeBlock(size_t wanted) {
+  if (wanted > kBlock) return nullptr;
+  for (auto it = retired_.begin(); it != retired_.end(); ++it) {
+    if (it->use_count() == 1) {
+      // Pairs with the release of the last line's reference, which may
+      // have been dropped on another thread: its reads happen before our
+      // writes.
+      std::atomic_thread_fence(std::memory_order_acquire);
+      std::shared_ptr<char[]> block = std::move(*it);
+      retired_.erase(it);
+      return block;
+    }
+  }
+  return nullptr;
+}
+
 absl::StatusOr<bool> LineReader::Fill() {
   const size_t unconsumed = size_ - pos_;
   const size_t wanted = std::max(kBlock, unconsumed + kChunk);
   if (block_ != nullptr && block_.use_count() == 1 && capacity_ >= wanted) {
+    std::atomic_thread_fence(std::memory_order_acquire);  // As below.
     std::memmove(block_.get(), block_.get() + pos_, unconsumed);
   } else {
-    // Lines handed out still point into the old block: leave it to them.
-    std::shared_ptr<char[]> block = std::make_shared_for_overwrite<char[]>(
-        wanted + json::PaddedBytes::kPadding);
+    // Lines handed out still point into the old block: leave it to them,
+    // and take a block they have all let go of, or a new one.
+    std::shared_ptr<char[]> block = TakeFreeBlock(wanted);
+    if (block == nullptr) {
+      block = std::make_shared_for_overwrite<char[]>(
+          wanted + json::PaddedBytes::kPadding);
+    }
     if (unconsumed > 0) {
       std::memcpy(block.get(), block_.get() + pos_, unconsumed);
     }
+    if (block_ != nullptr && capacity_ == kBlock &&
+        retired_.size() < kRetiredBlocks) {
+      retired_.push_back(std::move(block_));
+    }
     block_ = std::move(block);
-    capacity_ = wanted;
+    capacity_ = std::max(wanted, kBlock);
   }
   buffer_offset_ += static_cast<int64_t>(pos_);
   pos_ = 0;

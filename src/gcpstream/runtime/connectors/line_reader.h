@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "gcpstream/json/padded_bytes.h"
@@ -63,6 +64,8 @@ class LineReader {
   // Reads more after the unconsumed bytes, moving them to the front of the
   // block, or of a new one when lines still share it; false at end of file.
   absl::StatusOr<bool> Fill();
+  // A retired block of the standard size that no line holds any more.
+  std::shared_ptr<char[]> TakeFreeBlock(size_t wanted);
 
   std::string path_;
   int fd_ = -1;
@@ -72,6 +75,7 @@ class LineReader {
   // bytes from size_ on are not read yet. capacity_ leaves room for the
   // padding after it.
   std::shared_ptr<char[]> block_;
+  std::vector<std::shared_ptr<char[]>> retired_;
   size_t capacity_ = 0;
   size_t size_ = 0;
   size_t pos_ = 0;
