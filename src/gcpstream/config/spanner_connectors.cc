@@ -89,25 +89,36 @@ absl::StatusOr<Value> ToValue(const json::JsonValue& json,
 absl::StatusOr<std::optional<Mutation>> ToMutation(
     const MutationMapping& mapping, const Record& record,
     const WriterContext& context) {
-  absl::StatusOr<std::string> table = mapping.table.Render(
-      record, context.event_time.value_or(absl::InfinitePast()));
-  if (!table.ok()) return table.status();
+  std::string table;
+  if (mapping.table.constant()) {
+    table = mapping.table.text();
+  } else if (absl::Status named = mapping.table.RenderTo(
+                 record, context.event_time.value_or(absl::InfinitePast()),
+                 table);
+             !named.ok()) {
+    return named;
+  }
   Mutation mutation = [&] {
     switch (mapping.operation) {
       case Operation::kInsert:
-        return Mutation::Insert(*table);
+        return Mutation::Insert(std::move(table));
       case Operation::kUpdate:
-        return Mutation::Update(*table);
+        return Mutation::Update(std::move(table));
       case Operation::kReplace:
-        return Mutation::Replace(*table);
+        return Mutation::Replace(std::move(table));
       case Operation::kDelete:
-        return Mutation::Delete(*table);
+        return Mutation::Delete(std::move(table));
       case Operation::kInsertOrUpdate:
         break;
     }
-    return Mutation::InsertOrUpdate(*table);
+    return Mutation::InsertOrUpdate(std::move(table));
   }();
   std::vector<Value> key;
+  if (mapping.operation == Operation::kDelete) {
+    key.reserve(mapping.columns.size());
+  } else {
+    mutation.Reserve(mapping.columns.size());
+  }
   for (const auto& [column, path] : mapping.columns) {
     absl::StatusOr<json::JsonValue> field = path.Find(record);
     if (!field.ok()) return field.status();

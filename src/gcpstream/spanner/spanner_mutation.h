@@ -47,6 +47,13 @@ class Mutation {
     return Mutation(Operation::kDelete, std::move(table));
   }
 
+  // Room for `columns` Set() calls without reallocating.
+  Mutation& Reserve(size_t columns) & {
+    columns_.reserve(columns);
+    values_.reserve(columns);
+    return *this;
+  }
+
   // Write operations: one column's value.
   Mutation& Set(std::string column, Value value) & {
     columns_.push_back(std::move(column));
