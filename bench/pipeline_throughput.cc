@@ -251,8 +251,8 @@ Result Measure(const std::string& scenario, const JobFactory& make_job,
 }
 
 JobFactory FromFile(std::string text) {
-  return [text = std::move(text)]()
-             -> absl::StatusOr<std::unique_ptr<runtime::Pipeline>> {
+  return [text = std::move(
+              text)]() -> absl::StatusOr<std::unique_ptr<runtime::Pipeline>> {
     absl::StatusOr<config::PipelineFile> file =
         config::ParsePipelineFile(text, "bench.yaml");
     if (!file.ok()) return file.status();

@@ -58,13 +58,17 @@ absl::StatusOr<json::JsonValue> FieldPath::Find(
   return record.ValueAt(at);
 }
 
-std::string PayloadText(const json::JsonValue& value) {
-  std::string out;
+void AppendPayloadText(const json::JsonValue& value, std::string& out) {
   if (value.type() == json::JsonType::kString) {
     value.AppendString(out);
   } else {
     value.AppendCompact(out);
   }
+}
+
+std::string PayloadText(const json::JsonValue& value) {
+  std::string out;
+  AppendPayloadText(value, out);
   return out;
 }
 

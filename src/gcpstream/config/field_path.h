@@ -34,6 +34,8 @@ class FieldPath {
 // A field as payload bytes (message data, a task body, a cell): a string's
 // content, any other value's JSON text without insignificant whitespace.
 std::string PayloadText(const json::JsonValue& value);
+// The same, appended to `out`.
+void AppendPayloadText(const json::JsonValue& value, std::string& out);
 
 }  // namespace gcpstream::config
 

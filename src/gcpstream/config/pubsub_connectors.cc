@@ -97,12 +97,7 @@ absl::Status ToMessage(const MessageMapping& mapping, const Record& record,
   if (mapping.data.has_value()) {
     absl::StatusOr<json::JsonValue> field = mapping.data->Find(record);
     if (!field.ok()) return field.status();
-    // A string goes out as its bytes, anything else as its JSON text.
-    if (field->type() == json::JsonType::kString) {
-      field->AppendString(data);
-    } else {
-      field->AppendCompact(data);
-    }
+    AppendPayloadText(*field, data);
   } else {
     record.root().AppendCompact(data);
   }

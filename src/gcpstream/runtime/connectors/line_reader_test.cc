@@ -104,5 +104,41 @@ TEST(LineReaderTest, LineNumberAtCountsFromTheFileStart) {
   EXPECT_EQ(reader->LineNumberAt(0).value(), 1);
 }
 
+// Lines handed out as PaddedBytes share read blocks; a block is reused only
+// once no line holds it, so kept lines never change, whether all are kept
+// or most are let go while reading on (which lets blocks be reused).
+TEST(LineReaderTest, SharedLinesStayIntactAcrossBlocks) {
+  const std::string path = FreshTestDirectory() + "/big.txt";
+  std::string text;
+  std::vector<std::string> expected;
+  for (int i = 0; text.size() < (size_t{5} << 20); ++i) {
+    expected.push_back(
+        std::to_string(i) + ":" +
+        std::string(static_cast<size_t>(i % 3000), 'a' + i % 26));
+    text += expected.back() + "\n";
+  }
+  WriteTestFile(path, text);
+  for (const bool keep_all : {true, false}) {
+    absl::StatusOr<LineReader> reader = LineReader::Open(path, 0);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    std::vector<json::PaddedBytes> kept;
+    size_t read = 0;
+    json::PaddedBytes line;
+    while (true) {
+      absl::StatusOr<bool> more = reader->Next(line);
+      ASSERT_TRUE(more.ok()) << more.status();
+      if (!*more) break;
+      ASSERT_EQ(line.view(), expected[read]) << read;
+      if (keep_all || read % 1000 == 0) kept.push_back(line);
+      ++read;
+    }
+    ASSERT_EQ(read, expected.size());
+    for (size_t i = 0; i < kept.size(); ++i) {
+      const size_t index = keep_all ? i : i * 1000;
+      EXPECT_EQ(kept[i].view(), expected[index]) << index;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gcpstream::runtime
