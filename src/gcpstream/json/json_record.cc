@@ -14,6 +14,10 @@ namespace {
 // object) stays shallow.
 constexpr size_t kMaxDepth = simdjson::DEFAULT_MAX_DEPTH;
 
+// The default record's text, padded like every record's (not allocated:
+// Parse() starts from a default record).
+constexpr char kNull[4 + PaddedBytes::kPadding] = "null";
+
 // One validating parser per thread, reused: it keeps its buffers sized to
 // the largest record seen.
 simdjson::dom::parser& ThreadParser() {
@@ -45,9 +49,7 @@ absl::Status Validate(absl::string_view text) {
 
 }  // namespace
 
-JsonRecord::JsonRecord() : bytes_(PaddedBytes::Copy("null")) {
-  text_ = bytes_.view();
-}
+JsonRecord::JsonRecord() : text_(kNull, 4) {}
 
 absl::StatusOr<JsonRecord> JsonRecord::Parse(PaddedBytes text) {
   absl::string_view view = text.view();

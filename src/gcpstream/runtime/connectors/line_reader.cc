@@ -157,7 +157,7 @@ absl::StatusOr<bool> LineReader::NextLine(size_t& begin, size_t& end) {
           static_cast<size_t>(static_cast<const char*>(found) - block_.get());
       begin = pos_;
       end = newline;
-      if (end > pos_ && block_[end - 1] == '\r') --end;
+      if (end > pos_ && block_.get()[end - 1] == '\r') --end;
       line_start_ = offset_;
       offset_ += static_cast<int64_t>(newline + 1 - pos_);
       pos_ = newline + 1;

@@ -112,9 +112,9 @@ TEST(LineReaderTest, SharedLinesStayIntactAcrossBlocks) {
   std::string text;
   std::vector<std::string> expected;
   for (int i = 0; text.size() < (size_t{5} << 20); ++i) {
-    expected.push_back(
-        std::to_string(i) + ":" +
-        std::string(static_cast<size_t>(i % 3000), 'a' + i % 26));
+    expected.push_back(std::to_string(i) + ":" +
+                       std::string(static_cast<size_t>(i % 3000),
+                                   static_cast<char>('a' + i % 26)));
     text += expected.back() + "\n";
   }
   WriteTestFile(path, text);
