@@ -150,56 +150,25 @@ std::string JsonLinesSource(const std::string& input) {
   return absl::StrCat("source: {type: json-lines, paths: [", input, "]}\n");
 }
 
-constexpr char kPubSubSink[] = R"(
-  - name: messages
-    type: pubsub
-    project: bench
-    topic: bench
-    data: payload
-    create-disposition: create-never
-)";
+// A Pub/Sub sink of pipeline files on topic `topic`, plus `more` keys.
+std::string PubSubSinkText(const std::string& name, const std::string& topic,
+                           const std::string& more = "") {
+  return absl::StrCat("\n  - name: ", name,
+                      "\n    type: pubsub\n    project: bench\n    topic: \"",
+                      topic, "\"\n    create-disposition: create-never\n",
+                      more);
+}
 
-constexpr char kWholeRecordPubSubSink[] = R"(
-  - name: messages
-    type: pubsub
-    project: bench
-    topic: bench
-    create-disposition: create-never
-)";
-
-constexpr char kSpannerSink[] = R"(
-  - name: rows
-    type: spanner
-    project: bench
-    instance: bench
-    database: bench
-    table: Rows
-    operation: insert-or-update
-    columns: {Id: id, C1: n, C2: x, C3: payload}
-)";
-
-constexpr char kOrdersPubSubSink[] = R"(
-  - name: orders
-    type: pubsub
-    project: bench
-    topic: "orders-{region}"
-    attributes: {customer: customer_id}
-    ordering-key: customer_id
-    enable-message-ordering: true
-    create-disposition: create-never
-    failure-handler: {type: log-and-drop}
-)";
-
-constexpr char kOrdersSpannerSink[] = R"(
-  - name: orders-table
-    type: spanner
-    project: bench
-    instance: bench
-    database: bench
-    table: Rows
-    operation: insert-or-update
-    columns: {Id: order_id, C3: customer_id}
-)";
+// An insert-or-update Spanner sink of the null service's Rows table.
+std::string SpannerSinkText(const std::string& name,
+                            const std::string& columns) {
+  return absl::StrCat(
+      "\n  - name: ", name,
+      "\n    type: spanner\n    project: bench\n    instance: bench\n"
+      "    database: bench\n    table: Rows\n"
+      "    operation: insert-or-update\n    columns: ",
+      columns, "\n");
+}
 
 struct Paths {
   std::string input;
@@ -207,11 +176,11 @@ struct Paths {
 };
 
 std::string PipelineText(const Paths& paths, const std::string& source,
-                         const std::vector<const char*>& sinks) {
+                         const std::vector<std::string>& sinks) {
   std::string text = absl::StrReplaceAll(
       kPipelineHead, {{"{checkpoints}", paths.checkpoints}});
   absl::StrAppend(&text, source, "sinks:");
-  for (const char* sink : sinks) absl::StrAppend(&text, sink);
+  for (const std::string& sink : sinks) absl::StrAppend(&text, sink);
   return text;
 }
 
@@ -230,14 +199,16 @@ Result Measure(const std::string& scenario, const JobFactory& make_job,
   absl::StatusOr<runtime::JobSummary> summary = (*pipeline)->Run();
   const absl::Time end = absl::Now();
   std::map<int, ThreadCpuMonitor::Thread> threads = monitor.Stop();
-  Result result{.scenario = scenario,
-                .wall_seconds = absl::ToDoubleSeconds(end - start),
-                .cpu_seconds = CpuSeconds() - cpu - monitor.own_cpu_seconds(),
-                .rss_mib = PeakRssMib()};
+  const double cpu_seconds = CpuSeconds() - cpu - monitor.own_cpu_seconds();
   Check(summary.status());
-  result.records = SumMetric((*pipeline)->metrics().ExportPrometheusText(),
-                             "records_written") +
-                   discarded.load();
+  Result result{
+      .scenario = scenario,
+      .records = SumMetric((*pipeline)->metrics().ExportPrometheusText(),
+                           "records_written") +
+                 discarded.load(),
+      .wall_seconds = absl::ToDoubleSeconds(end - start),
+      .cpu_seconds = cpu_seconds,
+      .rss_mib = PeakRssMib()};
   if (result.records != expected) {
     std::fprintf(stderr, "%s: %lld records written, %lld expected\n",
                  scenario.c_str(), static_cast<long long>(result.records),
@@ -473,14 +444,32 @@ int main(int argc, char** argv) {
   const int64_t orders_with_region = records - records / 101;
   const std::vector<std::tuple<std::string, JobFactory, int64_t>> scenarios = {
       {"json-lines -> pubsub (data: field)",
-       FromFile(PipelineText(paths, lines, {kPubSubSink})), records},
+       FromFile(PipelineText(
+           paths, lines,
+           {PubSubSinkText("messages", "bench", "    data: payload\n")})),
+       records},
       {"json-lines -> pubsub (whole record)",
-       FromFile(PipelineText(paths, lines, {kWholeRecordPubSubSink})), records},
+       FromFile(
+           PipelineText(paths, lines, {PubSubSinkText("messages", "bench")})),
+       records},
       {"json-lines -> spanner",
-       FromFile(PipelineText(paths, lines, {kSpannerSink})), records},
+       FromFile(PipelineText(
+           paths, lines,
+           {SpannerSinkText("rows", "{Id: id, C1: n, C2: x, C3: payload}")})),
+       records},
       {"sample-orders -> pubsub + spanner",
        FromFile(PipelineText(paths, orders,
-                             {kOrdersPubSubSink, kOrdersSpannerSink})),
+                             {PubSubSinkText("orders", "orders-{region}",
+                                             "    attributes: {customer: "
+                                             "customer_id}\n"
+                                             "    ordering-key: customer_id\n"
+                                             "    enable-message-ordering: "
+                                             "true\n"
+                                             "    failure-handler: {type: "
+                                             "log-and-drop}\n"),
+                              SpannerSinkText("orders-table",
+                                              "{Id: order_id, C3: "
+                                              "customer_id}")})),
        orders_with_region + records},
       {"json-lines -> discard (the source)",
        FromFile(PipelineText(paths, lines,

@@ -42,14 +42,15 @@ absl::StatusOr<json::JsonValue> FieldPath::Find(
     const json::JsonRecord& record) const {
   uint32_t at = json::JsonRecord::kRoot;
   for (const std::string& name : names_) {
-    const json::JsonType type = record.ValueAt(at).type();
-    if (type != json::JsonType::kObject) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("field '", text_, "': '", name, "' is looked up in ",
-                       json::TypeName(type), ", not an object"));
-    }
     std::optional<uint32_t> child = record.Child(at, name);
     if (!child.has_value()) {
+      // Only a failed lookup needs to know why.
+      const json::JsonType type = record.ValueAt(at).type();
+      if (type != json::JsonType::kObject) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("field '", text_, "': '", name, "' is looked up in ",
+                         json::TypeName(type), ", not an object"));
+      }
       return absl::InvalidArgumentError(
           absl::StrCat("field '", text_, "' is missing"));
     }
