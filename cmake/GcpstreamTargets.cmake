@@ -5,15 +5,36 @@ if(GCPSTREAM_WERROR)
   list(APPEND GCPSTREAM_WARNING_FLAGS -Werror)
 endif()
 
-# gcpstream_add_library(NAME SOURCES ... [DEPS ...])
-# One static library per layer, named gcpstream_<layer>, aliased gcpstream::<layer>.
+# gcpstream_install_library(TARGET): installs a library into the exported
+# package, where it is gcpstream::<name> (the target's name without the
+# gcpstream_ prefix), the same name the build tree's alias gives it.
+function(gcpstream_install_library target)
+  string(REGEX REPLACE "^gcpstream_" "" export_name "${target}")
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
+  install(TARGETS ${target} EXPORT gcpstreamTargets
+          ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT dev
+          OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/gcpstream/objects"
+                  COMPONENT dev)
+  set_property(GLOBAL APPEND PROPERTY GCPSTREAM_INSTALLED_LIBRARIES ${target})
+endfunction()
+
+# gcpstream_add_library(NAME SOURCES ... [DEPS ...] [INTERNAL])
+# One static library per layer, named gcpstream_<layer>, aliased
+# gcpstream::<layer>, and installed under that name unless it only serves
+# tests or benchmarks (INTERNAL: never installed, and no installed library
+# may link it).
 function(gcpstream_add_library name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "INTERNAL" "" "SOURCES;DEPS" ${ARGN})
   add_library(gcpstream_${name} STATIC ${ARG_SOURCES})
   add_library(gcpstream::${name} ALIAS gcpstream_${name})
-  target_include_directories(gcpstream_${name} PUBLIC "${PROJECT_SOURCE_DIR}/src")
+  target_include_directories(gcpstream_${name} PUBLIC
+    "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>"
+    "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>")
   target_compile_options(gcpstream_${name} PRIVATE ${GCPSTREAM_WARNING_FLAGS})
   target_link_libraries(gcpstream_${name} PUBLIC ${ARG_DEPS})
+  if(NOT ARG_INTERNAL)
+    gcpstream_install_library(gcpstream_${name})
+  endif()
 endfunction()
 
 # gcpstream_add_executable(NAME SOURCES ... [DEPS ...])

@@ -94,5 +94,8 @@ add_library(gcpstream::googleapis ALIAS gcpstream_googleapis)
 # Generated code is not ours: no warnings from it, and SYSTEM so its headers
 # do not trigger warnings in the code that includes them.
 target_compile_options(gcpstream_googleapis PRIVATE -w)
-target_include_directories(gcpstream_googleapis SYSTEM PUBLIC "${GCPSTREAM_GENERATED_DIR}")
+target_include_directories(gcpstream_googleapis SYSTEM PUBLIC
+  "$<BUILD_INTERFACE:${GCPSTREAM_GENERATED_DIR}>"
+  "$<INSTALL_INTERFACE:${GCPSTREAM_INSTALL_GENERATED_INCLUDEDIR}>")
 target_link_libraries(gcpstream_googleapis PUBLIC gRPC::grpc++ protobuf::libprotobuf)
+gcpstream_install_library(gcpstream_googleapis)

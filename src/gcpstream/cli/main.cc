@@ -177,7 +177,7 @@ int Run(const std::string& path, const RunFlags& flags) {
   if (flags.metrics_port >= 0) {
     absl::StatusOr<std::unique_ptr<MetricsServer>> started =
         MetricsServer::Start((*pipeline)->metrics(), flags.metrics_address,
-                             flags.metrics_port);
+                             flags.metrics_port, &(*pipeline)->health());
     if (!started.ok()) {
       std::cerr << "gcpstream: " << started.status().message() << "\n";
       if (emulator_set != nullptr) emulator_set->Stop(/*keep_logs=*/false);
@@ -185,7 +185,7 @@ int Run(const std::string& path, const RunFlags& flags) {
     }
     metrics_server = *std::move(started);
     std::cout << "gcpstream: metrics on http://" << flags.metrics_address << ":"
-              << metrics_server->port() << "/metrics and /healthz\n"
+              << metrics_server->port() << "/metrics, /healthz and /readyz\n"
               << std::flush;
   }
   absl::StatusOr<runtime::JobSummary> summary;
@@ -265,8 +265,8 @@ int main(int argc, char** argv) {
                 "'local:' section declares, run, print what landed, stop "
                 "them");
   run->add_option("--metrics-port", run_flags.metrics_port,
-                  "serve Prometheus /metrics and /healthz on this port (0: "
-                  "any free one)");
+                  "serve Prometheus /metrics, /healthz and /readyz on this "
+                  "port (0: any free one)");
   run->add_option("--metrics-address", run_flags.metrics_address,
                   "interface for --metrics-port (default 127.0.0.1; 0.0.0.0 "
                   "for all)");

@@ -33,10 +33,20 @@ std::string Response(const char* status, const char* type,
                       "\r\nConnection: close\r\n\r\n", body);
 }
 
+// 200 "ok: <detail>" or 503 "<detail>": probes look at the status; people
+// read the line.
+std::string ProbeResponse(const runtime::HealthVerdict& verdict) {
+  return verdict.ok ? Response("200 OK", "text/plain",
+                               absl::StrCat("ok: ", verdict.detail, "\n"))
+                    : Response("503 Service Unavailable", "text/plain",
+                               absl::StrCat(verdict.detail, "\n"));
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
-    const MetricsRegistry& metrics, const std::string& address, int port) {
+    const MetricsRegistry& metrics, const std::string& address, int port,
+    const runtime::JobHealth* health) {
   sockaddr_in bind_address{};
   bind_address.sin_family = AF_INET;
   bind_address.sin_port = htons(static_cast<uint16_t>(port));
@@ -59,13 +69,13 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
         error, absl::StrCat("cannot serve metrics on ", address, ":", port,
                             " (option --metrics-port)"));
   }
-  return std::make_unique<MetricsServer>(ConstructorKey(), metrics, fd,
+  return std::make_unique<MetricsServer>(ConstructorKey(), metrics, health, fd,
                                          ntohs(bind_address.sin_port));
 }
 
 MetricsServer::MetricsServer(ConstructorKey, const MetricsRegistry& metrics,
-                             int fd, int port)
-    : metrics_(metrics), fd_(fd), port_(port) {
+                             const runtime::JobHealth* health, int fd, int port)
+    : metrics_(metrics), health_(health), fd_(fd), port_(port) {
   thread_ = std::thread([this] { Serve(); });
 }
 
@@ -101,10 +111,16 @@ void MetricsServer::Answer(int client) const {
     SendAll(client, Response("200 OK", "text/plain; version=0.0.4",
                              metrics_.ExportPrometheusText()));
   } else if (absl::StartsWith(request, "GET /healthz ")) {
-    SendAll(client, Response("200 OK", "text/plain", "ok\n"));
+    SendAll(client, ProbeResponse(health_ == nullptr
+                                      ? runtime::HealthVerdict{true, "ok"}
+                                      : health_->Liveness()));
+  } else if (absl::StartsWith(request, "GET /readyz ")) {
+    SendAll(client, ProbeResponse(health_ == nullptr
+                                      ? runtime::HealthVerdict{true, "ok"}
+                                      : health_->Readiness()));
   } else {
     SendAll(client, Response("404 Not Found", "text/plain",
-                             "only /metrics and /healthz\n"));
+                             "only /metrics, /healthz and /readyz\n"));
   }
 }
 

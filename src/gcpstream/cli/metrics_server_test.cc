@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "gcpstream/base/clock.h"
 #include "gcpstream/cli/metrics_text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -58,11 +59,37 @@ TEST(MetricsServerTest, ServesMetricsAndHealth) {
   EXPECT_THAT(metrics, HasSubstr("text/plain; version=0.0.4"));
   EXPECT_THAT(metrics, HasSubstr("records_written{pipeline=\"p\",operator="
                                  "\"orders\",subtask=\"0\"} 42"));
-  EXPECT_THAT(Get(port, "GET /healthz HTTP/1.1"), HasSubstr("\r\n\r\nok\n"));
+  EXPECT_THAT(Get(port, "GET /healthz HTTP/1.1"),
+              HasSubstr("\r\n\r\nok: ok\n"));
+  EXPECT_THAT(Get(port, "GET /readyz HTTP/1.1"), HasSubstr("200 OK"));
   EXPECT_THAT(Get(port, "GET / HTTP/1.1"), HasSubstr("404 Not Found"));
   EXPECT_EQ(SumMetric(registry.ExportPrometheusText(), "records_written",
                       "operator=\"orders\""),
             42);
+}
+
+TEST(MetricsServerTest, ProbesAnswerTheJobsHealth) {
+  MetricsRegistry registry;
+  FakeClock clock;
+  runtime::JobHealth health(absl::Minutes(1), &clock);
+  auto server = MetricsServer::Start(registry, "127.0.0.1", 0, &health);
+  ASSERT_TRUE(server.ok()) << server.status();
+  const int port = (*server)->port();
+  EXPECT_THAT(Get(port, "GET /readyz HTTP/1.1"),
+              HasSubstr("503 Service Unavailable"));
+  health.RunStarted();
+  health.AttemptRunning();
+  EXPECT_THAT(Get(port, "GET /readyz HTTP/1.1"), HasSubstr("200 OK"));
+  EXPECT_THAT(Get(port, "GET /healthz HTTP/1.1"), HasSubstr("200 OK"));
+  clock.Advance(absl::Minutes(2));
+  const std::string stalled = Get(port, "GET /healthz HTTP/1.1");
+  EXPECT_THAT(stalled, HasSubstr("503 Service Unavailable"));
+  EXPECT_THAT(stalled, HasSubstr("with no checkpoint"));
+  health.CheckpointCompleted();
+  EXPECT_THAT(Get(port, "GET /healthz HTTP/1.1"), HasSubstr("200 OK"));
+  health.FailedForGood(absl::NotFoundError("subscription orders-sub"));
+  EXPECT_THAT(Get(port, "GET /healthz HTTP/1.1"),
+              HasSubstr("failed for good: NOT_FOUND: subscription orders-sub"));
 }
 
 TEST(MetricsServerTest, RefusesABadAddressNamingTheOption) {

@@ -124,7 +124,9 @@ absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
         AssignIfSet(top->Int("tolerable-checkpoint-failures", 0, 1'000'000),
                     options.tolerable_checkpoint_failures),
         AssignIfSet(top->Duration("shutdown-timeout"),
-                    options.shutdown_timeout)}) {
+                    options.shutdown_timeout),
+        AssignIfSet(top->Duration("health-checkpoint-timeout"),
+                    options.health_checkpoint_timeout)}) {
     if (!status.ok()) return status;
   }
   absl::StatusOr<std::optional<OptionMap>> restart =

@@ -119,7 +119,8 @@ TEST_F(PipelineFileTest, ErrorsPointAtTheFileLineAndColumn) {
            {ok_source + ok_sinks + "paralelism: 2\n",
             "p.yaml:3:1: pipeline: unknown option 'paralelism'; accepted: "
             "checkpoint-directory, checkpoint-interval, checkpoint-timeout, "
-            "local, name, parallelism, restart-strategy, shutdown-timeout, "
+            "health-checkpoint-timeout, local, name, parallelism, "
+            "restart-strategy, shutdown-timeout, "
             "sinks, source, sources, tolerable-checkpoint-failures, "
             "transforms (did "
             "you mean 'parallelism'?)"},

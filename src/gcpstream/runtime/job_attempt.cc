@@ -27,13 +27,15 @@ void NameThisThread(const std::string& task) {
 JobAttempt::JobAttempt(const PipelineGraph& graph,
                        const PipelineOptions& options,
                        CheckpointStorage* storage, MetricsRegistry* metrics,
-                       const RestoredState& restored, JobSummary* summary)
+                       const RestoredState& restored, JobSummary* summary,
+                       JobHealth* health)
     : graph_(graph),
       options_(options),
       storage_(storage),
       metrics_(metrics),
       restored_(restored),
       summary_(summary),
+      health_(health),
       next_checkpoint_id_(
           std::max(restored.checkpoint_id, summary->highest_checkpoint_id) +
           1) {}
@@ -218,6 +220,7 @@ absl::Status JobAttempt::Complete(Pending& pending) {
   summary_->last_checkpoint_id = data.id;
   summary_->last_checkpoint_bytes = bytes;
   summary_->last_checkpoint_duration = duration;
+  health_->CheckpointCompleted();
   if (metrics_ != nullptr) {
     const MetricLabels labels{options_.name, "checkpoint-coordinator", 0,
                               std::nullopt};
@@ -410,6 +413,7 @@ absl::Status JobAttempt::Run() {
     return built;
   }
   StartThreads();
+  health_->AttemptRunning();
   next_trigger_ = absl::Now() + options_.checkpoint_interval;
   while (!ending_.has_value()) {
     for (Event& event : AwaitEvents(NextWake())) {

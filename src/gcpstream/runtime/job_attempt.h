@@ -17,6 +17,7 @@
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/runtime/build_context.h"
 #include "gcpstream/runtime/checkpoint_storage.h"
+#include "gcpstream/runtime/job_health.h"
 #include "gcpstream/runtime/pipeline_graph.h"
 #include "gcpstream/runtime/pipeline_options.h"
 #include "gcpstream/runtime/task.h"
@@ -56,7 +57,8 @@ class JobAttempt final : public JobEvents {
  public:
   JobAttempt(const PipelineGraph& graph, const PipelineOptions& options,
              CheckpointStorage* storage, MetricsRegistry* metrics,
-             const RestoredState& restored, JobSummary* summary);
+             const RestoredState& restored, JobSummary* summary,
+             JobHealth* health);
   ~JobAttempt() override;
 
   // Runs until done; OK only after the final checkpoint of a bounded job
@@ -131,6 +133,7 @@ class JobAttempt final : public JobEvents {
   MetricsRegistry* metrics_;
   const RestoredState& restored_;
   JobSummary* summary_;
+  JobHealth* health_;
 
   std::atomic<bool> cancelled_{false};
   AttemptResources resources_;

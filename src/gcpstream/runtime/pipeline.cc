@@ -78,6 +78,15 @@ absl::Status Pipeline::ValidateOptions() const {
                      options_.tolerable_checkpoint_failures,
                      " must be 0 or more (the default is 0)"));
   }
+  if (options_.health_checkpoint_timeout != absl::ZeroDuration() &&
+      options_.health_checkpoint_timeout <= options_.checkpoint_interval) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("health-checkpoint-timeout: ",
+                     absl::FormatDuration(options_.health_checkpoint_timeout),
+                     " must be longer than checkpoint-interval (",
+                     absl::FormatDuration(options_.checkpoint_interval),
+                     "), or 0 for twice the interval plus checkpoint-timeout"));
+  }
   if (options_.shutdown_timeout < absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "shutdown-timeout: ", absl::FormatDuration(options_.shutdown_timeout),
@@ -93,6 +102,17 @@ bool Pipeline::WaitBeforeRestart(absl::Duration delay) {
 }
 
 absl::StatusOr<JobSummary> Pipeline::Run() {
+  health_.RunStarted();
+  absl::StatusOr<JobSummary> result = RunAttempts();
+  if (result.ok()) {
+    health_.RunEnded();
+  } else {
+    health_.FailedForGood(result.status());
+  }
+  return result;
+}
+
+absl::StatusOr<JobSummary> Pipeline::RunAttempts() {
   if (graph_.sources.empty()) {
     return absl::FailedPreconditionError("pipeline has no source");
   }
@@ -117,7 +137,7 @@ absl::StatusOr<JobSummary> Pipeline::Run() {
       summary.restored_checkpoint_id = restored->checkpoint_id;
       JobAttempt attempt(graph_, options_,
                          storage.has_value() ? &*storage : nullptr, metrics_,
-                         *restored, &summary);
+                         *restored, &summary, &health_);
       {
         absl::MutexLock lock(&mu_);
         if (stop_requested_) {
@@ -127,6 +147,7 @@ absl::StatusOr<JobSummary> Pipeline::Run() {
         running_ = &attempt;
       }
       status = attempt.Run();
+      health_.AttemptEnded();
       absl::MutexLock lock(&mu_);
       running_ = nullptr;
       if (stop_requested_) {

@@ -10,6 +10,7 @@
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/runtime/data_stream.h"
 #include "gcpstream/runtime/job_attempt.h"
+#include "gcpstream/runtime/job_health.h"
 #include "gcpstream/runtime/pipeline_graph.h"
 #include "gcpstream/runtime/pipeline_options.h"
 #include "gcpstream/runtime/source_task.h"
@@ -58,12 +59,15 @@ class Pipeline {
   void StopWithCheckpoint();
 
   MetricsRegistry& metrics() { return *metrics_; }
+  // What liveness and readiness probes should answer; thread-safe.
+  const JobHealth& health() const { return health_; }
   const PipelineOptions& options() const { return options_; }
 
  private:
   template <typename T>
   DataStream<T> AddTypedSource(const std::shared_ptr<Source<T>>& source,
                                int parallelism, WatermarkStrategy<T> strategy);
+  absl::StatusOr<JobSummary> RunAttempts();
   absl::StatusOr<RestoredState> Restore(CheckpointStorage* storage);
   absl::Status ValidateOptions() const;
   // Waits out a restart delay; false if a stop was requested meanwhile.
@@ -73,6 +77,7 @@ class Pipeline {
   MetricsRegistry own_metrics_;
   MetricsRegistry* metrics_;
   PipelineGraph graph_;
+  JobHealth health_{options_.HealthCheckpointBound()};
   absl::Mutex mu_;
   JobAttempt* running_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool stop_requested_ ABSL_GUARDED_BY(mu_) = false;

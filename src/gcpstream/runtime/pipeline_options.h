@@ -26,10 +26,24 @@ struct PipelineOptions {
   // How long StopWithCheckpoint() may take for its final checkpoint before
   // the job stops without it (under Kubernetes' default 30 s grace period).
   absl::Duration shutdown_timeout = absl::Seconds(25);
+  // Liveness (JobHealth, /healthz) fails once no checkpoint completed for
+  // this long. Zero: twice the checkpoint interval plus checkpoint_timeout
+  // (10m20s with the defaults); off when the interval is infinite.
+  absl::Duration health_checkpoint_timeout = absl::ZeroDuration();
   RestartStrategy restart = RestartStrategy::None();
   // Exchange tuning: records per batch, batches per channel.
   size_t batch_size = 512;
   size_t channel_capacity = 8;
+
+  absl::Duration HealthCheckpointBound() const {
+    if (checkpoint_interval == absl::InfiniteDuration()) {
+      return absl::InfiniteDuration();
+    }
+    if (health_checkpoint_timeout != absl::ZeroDuration()) {
+      return health_checkpoint_timeout;
+    }
+    return 2 * checkpoint_interval + checkpoint_timeout;
+  }
 };
 
 }  // namespace gcpstream::runtime

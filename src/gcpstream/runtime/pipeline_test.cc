@@ -1,11 +1,14 @@
 #include "gcpstream/runtime/pipeline.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <numeric>
 #include <set>
+#include <thread>
 
+#include "absl/time/clock.h"
 #include "gcpstream/runtime/testing/test_connectors.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -248,6 +251,52 @@ TEST_F(PipelineTest, RestartStrategyGivesUp) {
   ASSERT_FALSE(summary.ok());
   EXPECT_EQ(summary.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(summary.status().message(), HasSubstr("pipeline test failed"));
+  // What /healthz serves: not live, and why.
+  EXPECT_FALSE(pipeline.health().Liveness().ok);
+  EXPECT_THAT(pipeline.health().Liveness().detail,
+              HasSubstr("failed for good"));
+  EXPECT_FALSE(pipeline.health().Readiness().ok);
+}
+
+TEST_F(PipelineTest, HealthIsReadyWhileRunningAndLiveAfterTheEnd) {
+  auto collected = std::make_shared<Collected>();
+  auto sink = std::make_shared<CollectingSink>(collected);
+  auto source = std::make_shared<CountingSource>(4000, /*per_poll=*/20,
+                                                 absl::Milliseconds(1));
+  Pipeline pipeline(Options());
+  pipeline.AddSource(source, 1).SinkTo(sink);
+  EXPECT_FALSE(pipeline.health().Readiness().ok);
+  std::atomic<bool> saw_ready{false};
+  std::atomic<bool> done{false};
+  std::thread prober([&] {
+    while (!done.load()) {
+      if (pipeline.health().Readiness().ok) saw_ready.store(true);
+      absl::SleepFor(absl::Milliseconds(2));
+    }
+  });
+  auto summary = pipeline.Run();
+  done.store(true);
+  prober.join();
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_TRUE(saw_ready.load());
+  EXPECT_FALSE(pipeline.health().Readiness().ok);
+  EXPECT_TRUE(pipeline.health().Liveness().ok);
+  EXPECT_THAT(pipeline.health().Liveness().detail, HasSubstr("ended"));
+}
+
+TEST_F(PipelineTest, HealthCheckpointTimeoutMustExceedTheInterval) {
+  PipelineOptions options = Options();
+  EXPECT_EQ(options.HealthCheckpointBound(),
+            2 * options.checkpoint_interval + options.checkpoint_timeout);
+  options.health_checkpoint_timeout = options.checkpoint_interval;
+  Pipeline pipeline(options);
+  pipeline.AddSource(std::make_shared<CountingSource>(10), 1)
+      .SinkTo(std::make_shared<CollectingSink>(std::make_shared<Collected>()));
+  auto summary = pipeline.Run();
+  ASSERT_FALSE(summary.ok());
+  EXPECT_THAT(summary.status().message(),
+              HasSubstr("health-checkpoint-timeout: 20ms must be longer than "
+                        "checkpoint-interval"));
 }
 
 TEST_F(PipelineTest, WatermarksAndEventTimesReachTheSink) {
