@@ -3,7 +3,8 @@
 // replicas (pubsub source -> at-least-once file sink), with the CPU each side
 // spent, so the figures say what bounds the rate. See docs/scale-out.md.
 //
-//   scale_out [--messages 60000] [--replicas 1,2,3] [--quick]
+//   scale_out [--messages 60000] [--replicas 1,2,3] [--parallelism 1]
+//             [--quick]
 //
 // For each replica count: a fresh subscription holding the whole backlog,
 // the replicas started together, the clock running from the moment all of
@@ -88,8 +89,9 @@ struct Result {
 
 absl::StatusOr<Result> Drain(const std::string& cli, const std::string& root,
                              const std::shared_ptr<grpc::Channel>& channel,
-                             pid_t emulator_group, int replicas, int messages) {
-  const std::string topic = absl::StrCat("drain-", replicas);
+                             pid_t emulator_group, int replicas,
+                             int parallelism, int messages) {
+  const std::string topic = absl::StrCat("drain-", replicas, "x", parallelism);
   const std::string subscription = topic + "-sub";
   if (auto s = emulators::EnsurePubSubTopic(channel, kProject, topic);
       !s.ok()) {
@@ -108,7 +110,7 @@ absl::StatusOr<Result> Drain(const std::string& cli, const std::string& root,
     const std::string name = absl::StrCat(topic, "-replica-", r);
     const std::string file = absl::StrCat(root, "/", name, ".yaml");
     std::ofstream(file) << absl::StrCat(
-        "name: ", name,
+        "name: ", name, "\nparallelism: ", parallelism,
         "\ncheckpoint-interval: 1s\nsource:\n  type: pubsub\n  project: ",
         kProject, "\n  subscriptions: [", subscription,
         "]\nsinks:\n  - {type: file, delivery: at-least-once, directory: ",
@@ -161,7 +163,7 @@ absl::StatusOr<Result> Drain(const std::string& cli, const std::string& root,
   return result;
 }
 
-int Run(const std::string& cli, int messages,
+int Run(const std::string& cli, int messages, int parallelism,
         const std::vector<int>& replica_counts) {
   const std::string root = absl::StrCat(fs::temp_directory_path().string(),
                                         "/gcpstream-scale-out-", getpid());
@@ -179,15 +181,17 @@ int Run(const std::string& cli, int messages,
     return 1;
   }
   const pid_t emulator_group = (*emulator_set)->emulators().front().pid;
-  std::printf("%d messages of ~230 B per run; CPU in seconds over the drain\n",
-              messages);
+  std::printf(
+      "%d messages of ~230 B per run, parallelism %d per replica (one "
+      "streaming pull per subtask); CPU in seconds over the drain\n",
+      messages, parallelism);
   std::printf("%-9s %12s %9s %12s %13s %16s  %s\n", "replicas", "messages/s",
               "seconds", "replica CPU", "emulator CPU", "replica us/msg",
               "share per replica");
   int status = 0;
   for (int replicas : replica_counts) {
-    absl::StatusOr<Result> result =
-        Drain(cli, root, *channel, emulator_group, replicas, messages);
+    absl::StatusOr<Result> result = Drain(cli, root, *channel, emulator_group,
+                                          replicas, parallelism, messages);
     if (!result.ok()) {
       std::cerr << result.status() << "\n";
       status = 1;
@@ -214,11 +218,14 @@ int Run(const std::string& cli, int messages,
 int main(int argc, char** argv) {
   CLI::App app{"Scale-out by replicas against the Pub/Sub emulator"};
   int messages = 60'000;
+  int parallelism = 1;
   std::string replicas = "1,2,3";
   bool quick = false;
   std::string cli = GCPSTREAM_CLI;
   app.add_option("--messages", messages)->check(CLI::PositiveNumber);
   app.add_option("--replicas", replicas, "comma-separated replica counts");
+  app.add_option("--parallelism", parallelism, "subtasks (streams) per replica")
+      ->check(CLI::Range(1, 64));
   app.add_option("--cli", cli, "the gcpstream binary");
   app.add_flag("--quick", quick,
                "a smoke run: 2,000 messages, 1 and 2 replicas");
@@ -236,5 +243,5 @@ int main(int argc, char** argv) {
     messages = 2'000;
     counts = {1, 2};
   }
-  return gcpstream::bench::Run(cli, messages, counts);
+  return gcpstream::bench::Run(cli, messages, parallelism, counts);
 }

@@ -107,9 +107,18 @@ std::string CliProcess::Get(const std::string& path) const {
   return port.has_value() ? HttpGet(*port, path) : "";
 }
 
-bool CliProcess::AwaitReady(absl::Duration timeout) const {
+bool CliProcess::Ended() {
+  if (pid_ <= 0) return true;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) != pid_) return false;
+  exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  pid_ = -1;
+  return true;
+}
+
+bool CliProcess::AwaitReady(absl::Duration timeout) {
   const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
+  while (absl::Now() < deadline && !Ended()) {
     if (Get("/readyz").starts_with("HTTP/1.1 200")) return true;
     absl::SleepFor(absl::Milliseconds(100));
   }
@@ -124,7 +133,7 @@ void CliProcess::Kill() {
 }
 
 int CliProcess::Stop() {
-  if (pid_ <= 0) return -1;
+  if (pid_ <= 0) return exit_status_;
   kill(pid_, SIGTERM);
   int status = 0;
   waitpid(pid_, &status, 0);

@@ -31,8 +31,9 @@ class CliProcess {
   std::string Log() const;
   // The port of `run --metrics-port 0`, once the process printed it.
   std::optional<int> MetricsPort() const;
-  // Waits until its /readyz answers 200 (sources open).
-  bool AwaitReady(absl::Duration timeout) const;
+  // Waits until its /readyz answers 200 (sources open); false at once if
+  // the process ended.
+  bool AwaitReady(absl::Duration timeout);
   // GET `path` on its metrics port ("" before it serves).
   std::string Get(const std::string& path) const;
 
@@ -41,8 +42,12 @@ class CliProcess {
   int Stop();
 
  private:
+  // Reaps the process if it ended; true then.
+  bool Ended();
+
   std::string log_;
   pid_t pid_ = -1;
+  int exit_status_ = -1;
 };
 
 // User plus system CPU seconds of a process, or of every process of a
