@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -200,7 +201,7 @@ int Run(const std::string& cli, int messages, int parallelism,
     std::string shares;
     for (double share : result->shares) {
       absl::StrAppend(&shares, shares.empty() ? "" : " / ",
-                      static_cast<int>(share * 100 + 0.5), "%");
+                      std::lround(share * 100), "%");
     }
     std::printf("%-9d %12.0f %9.1f %12.2f %13.2f %16.1f  %s\n", replicas,
                 messages / result->seconds, result->seconds,

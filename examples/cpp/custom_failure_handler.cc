@@ -17,10 +17,11 @@
 //
 // Against the emulator, export SPANNER_EMULATOR_HOST first.
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -50,17 +51,19 @@ class RejectsFileHandler final : public FailureHandler<SpannerFailedElement> {
   explicit RejectsFileHandler(std::string directory)
       : directory_(std::move(directory)) {}
   ~RejectsFileHandler() override { Close(); }
+  RejectsFileHandler(const RejectsFileHandler&) = delete;
+  RejectsFileHandler& operator=(const RejectsFileHandler&) = delete;
 
   absl::Status Open(const FailureHandlerContext& context) override {
     Close();
     const std::string path =
         absl::StrCat(directory_, "/rejects-", context.subtask_index, ".jsonl");
-    file_ = std::fopen(path.c_str(), "a");
-    if (file_ == nullptr) {
+    fd_ = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
       return absl::FailedPreconditionError(
           absl::StrCat("cannot open ", path,
-                       " for appending: check that "
-                       "--rejects-dir exists and is writable"));
+                       " for appending: check that --rejects-dir exists and "
+                       "is writable"));
     }
     if (context.metrics != nullptr) {
       auto counter = context.metrics->GetCounter(
@@ -75,38 +78,42 @@ class RejectsFileHandler final : public FailureHandler<SpannerFailedElement> {
   absl::Status Handle(const SpannerFailedElement& failure) override {
     // The payload is the refused mutation as JSON (docs/spanner.md); a
     // record its serializer refused may carry none.
-    nlohmann::json line = {
+    const nlohmann::json line = {
         {"code", absl::StatusCodeToString(failure.status.code())},
         {"reason", std::string(failure.status.message())},
         {"database", failure.destination},
         {"attempts", failure.attempts},
-        {"mutation",
-         failure.payload.has_value()
-             ? nlohmann::json::parse(*failure.payload, nullptr, false)
-             : nlohmann::json()}};
+        {"mutation", failure.payload.has_value()
+                         ? nlohmann::json::parse(*failure.payload, nullptr,
+                                                 /*allow_exceptions=*/false)
+                         : nlohmann::json()}};
     const std::string text = line.dump() + "\n";
-    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
-      return absl::DataLossError("cannot append to the rejects file");
+    for (size_t written = 0; written < text.size();) {
+      const ssize_t n =
+          write(fd_, text.data() + written, text.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return absl::ErrnoToStatus(errno, "appending a reject");
+      written += static_cast<size_t>(n);
     }
     if (rejected_ != nullptr) rejected_->Increment();
     return absl::OkStatus();
   }
 
   absl::Status Flush() override {
-    if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) {
-      return absl::DataLossError("cannot make the rejects file durable");
+    if (fsync(fd_) != 0) {
+      return absl::ErrnoToStatus(errno, "making the rejects file durable");
     }
     return absl::OkStatus();
   }
 
   void Close() override {
-    if (file_ != nullptr) std::fclose(file_);
-    file_ = nullptr;
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
   }
 
  private:
   std::string directory_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
   std::shared_ptr<gcpstream::Counter> rejected_;
 };
 

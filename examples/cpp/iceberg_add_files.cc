@@ -33,8 +33,10 @@ int Run(const std::string& catalog_location, const std::string& table_name,
     std::cerr << "--table: " << table.status().message() << "\n";
     return 2;
   }
+  iceberg::CatalogSpec spec;
+  spec.catalog = catalog_location;
   absl::StatusOr<std::unique_ptr<iceberg::Catalog>> catalog =
-      iceberg::OpenCatalog(iceberg::CatalogSpec{.catalog = catalog_location});
+      iceberg::OpenCatalog(spec);
   if (!catalog.ok()) {
     std::cerr << "--catalog: " << catalog.status().message() << "\n";
     return 1;

@@ -105,10 +105,10 @@ std::string WorkDir() {
 
 // Installs gcpstream and builds the examples once for all tests.
 const Outcome& Built() {
-  static const Outcome built = Shell(absl::StrCat(
+  static const Outcome kBuilt = Shell(absl::StrCat(
       GCPSTREAM_SOURCE_DIR, "/scripts/build-installed-examples.sh ",
       GCPSTREAM_BINARY_DIR, " ", WorkDir()));
-  return built;
+  return kBuilt;
 }
 
 class CppExamplesTest : public ::testing::Test {
@@ -186,7 +186,7 @@ TEST_F(CppExamplesTest, PubSubToSpannerWritesOrdersAndDeadLettersRefusals) {
   std::set<std::string> refused;
   for (int i = 0; i < 300; ++i) {
     std::string amount = absl::StrCat(i % 50, ".25");
-    if (i % 50 == 7) amount = "-" + amount;
+    if (i % 50 == 7) amount.insert(0, "-");
     std::string message =
         absl::StrCat(R"({"order_id":)", i, R"(,"customer":"c-)", i % 13,
                      R"(","amount":")", amount, R"("})");
@@ -261,9 +261,10 @@ TEST_F(CppExamplesTest, GeneratorToPubSubPublishesToOneTopicPerRegion) {
     for (const auto& message : messages) {
       const nlohmann::json order = nlohmann::json::parse(message.data());
       ids.insert(order.at("order_id").get<int64_t>());
-      EXPECT_EQ(order.at("region"), regions[r]);
+      EXPECT_EQ(order.at("region").get<std::string>(), regions[r]);
       EXPECT_EQ(message.attributes().at("region"), regions[r]);
-      EXPECT_EQ(message.ordering_key(), order.at("customer"));
+      EXPECT_EQ(message.ordering_key(),
+                order.at("customer").get<std::string>());
     }
     EXPECT_EQ(ids.size(), 300U) << regions[r];
     for (int64_t id : ids) EXPECT_EQ(id % 3, static_cast<int64_t>(r));

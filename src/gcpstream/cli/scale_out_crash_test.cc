@@ -364,8 +364,9 @@ TEST_F(ScaleOutTest, PerKeyOrderingWithOneSubscriptionPerReplica) {
       total += ReadIds(Output(absl::StrCat("keyed-replica-", shard))).size();
     }
   }
-  for (auto& replica : replicas)
+  for (auto& replica : replicas) {
     EXPECT_EQ(replica->Stop(), 0) << replica->Log();
+  }
   for (int shard = 0; shard < 2; ++shard) {
     const auto ids = ReadIds(Output(absl::StrCat("keyed-replica-", shard)));
     EXPECT_GT(ids.size(), 0U) << "shard " << shard << " got nothing";

@@ -47,7 +47,7 @@ std::optional<ProcStat> ReadProcStat(pid_t pid) {
       !absl::SimpleAtoi(fields[2], &group)) {
     return std::nullopt;
   }
-  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  const auto ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
   return ProcStat{(utime + stime) / ticks, group};
 }
 
