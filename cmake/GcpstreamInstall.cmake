@@ -61,7 +61,7 @@ foreach(target IN LISTS installed)
   endif()
 endforeach()
 set(GCPSTREAM_PC_ABSL "")
-foreach(module flat_hash_map flat_hash_set hash int128 node_hash_map
+foreach(module flat_hash_map flat_hash_set hash inlined_vector int128 node_hash_map
                random_random status statusor str_format strings
                synchronization time)
   string(APPEND GCPSTREAM_PC_ABSL " absl_${module}")

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "gcpstream/json/json_value.h"
@@ -73,7 +73,10 @@ class JsonRecord {
 
   PaddedBytes bytes_;
   absl::string_view text_;
-  std::vector<Member> members_;
+  // Inline room for the members of a typical record: indexing one then
+  // allocates nothing (four allocations per 5-member record otherwise,
+  // about 7% of a json-lines -> Pub/Sub record's cost).
+  absl::InlinedVector<Member, 8> members_;
   std::string escaped_keys_;  // Keys with escapes, decoded (rare).
 };
 

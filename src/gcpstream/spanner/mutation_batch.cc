@@ -28,7 +28,7 @@ std::string KeyString(absl::string_view table,
 MutationBatch::Candidate MutationBatch::Prepare(PendingMutation pending) const {
   const TableSchema* table = catalog_->FindTable(pending.mutation.table());
   Candidate candidate{std::move(pending), std::nullopt, table};
-  const auto& proto = candidate.pending.encoded.proto;
+  const google::spanner::v1::Mutation& proto = *candidate.pending.encoded.proto;
   std::vector<google::protobuf::ListValue> keys;
   absl::string_view table_name;
   if (proto.has_delete_()) {
@@ -117,8 +117,18 @@ void MutationBatch::Add(Candidate candidate) {
   entries_.push_back(std::move(candidate.pending));
 }
 
-std::vector<PendingMutation> MutationBatch::Take() {
-  std::vector<PendingMutation> out = std::move(entries_);
+std::unique_ptr<google::protobuf::Arena> MutationBatch::NewArena() {
+  // A default batch (500 mutations of a few columns) takes a few hundred
+  // KiB: start with blocks big enough that it needs only a handful.
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = size_t{64} * 1024;
+  options.max_block_size = size_t{1024} * 1024;
+  return std::make_unique<google::protobuf::Arena>(options);
+}
+
+MutationBatch::Taken MutationBatch::Take() {
+  Taken out{std::move(arena_), std::move(entries_)};
+  arena_ = NewArena();
   entries_.clear();
   keys_.clear();
   family_roots_.clear();

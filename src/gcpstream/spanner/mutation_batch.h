@@ -2,6 +2,7 @@
 #define GCPSTREAM_SPANNER_MUTATION_BATCH_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,8 +60,17 @@ class MutationBatch {
   // batch takes anything (a mutation over the limits is sent alone).
   bool Fits(const Candidate& candidate) const;
   void Add(Candidate candidate);
-  // Empties the batch.
-  std::vector<PendingMutation> Take();
+
+  // The arena the next mutation is encoded on: the open batch's.
+  google::protobuf::Arena& arena() { return *arena_; }
+  // A batch taken to be sent: its mutations, and the arena their encoded
+  // protos live on (declared first, so destroyed after them).
+  struct Taken {
+    std::unique_ptr<google::protobuf::Arena> arena;
+    std::vector<PendingMutation> entries;
+  };
+  // Empties the batch; the next one gets an arena of its own.
+  Taken Take();
 
   bool empty() const { return entries_.empty(); }
   int64_t size() const { return static_cast<int64_t>(entries_.size()); }
@@ -68,8 +78,11 @@ class MutationBatch {
   int64_t bytes() const { return bytes_; }
 
  private:
+  static std::unique_ptr<google::protobuf::Arena> NewArena();
+
   MutationBatchLimits limits_;
   const SchemaCatalog* catalog_;
+  std::unique_ptr<google::protobuf::Arena> arena_ = NewArena();
   std::vector<PendingMutation> entries_;
   // Key -> its group ("" for a group of its own).
   absl::flat_hash_map<std::string, std::string> keys_;

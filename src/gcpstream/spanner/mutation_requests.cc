@@ -49,18 +49,18 @@ BatchWriteRequestFor::BatchWriteRequestFor(
       request_.add_mutation_groups();
     }
     groups_[group].push_back(i);
+    // The request borrows the batch arena's proto (no copy) and gives it
+    // back before it is destroyed.
     request_.mutable_mutation_groups(static_cast<int>(group))
-        ->add_mutations()
-        ->Swap(&pending.encoded.proto);
+        ->mutable_mutations()
+        ->UnsafeArenaAddAllocated(pending.encoded.proto);
   }
 }
 
 BatchWriteRequestFor::~BatchWriteRequestFor() {
-  for (size_t g = 0; g < groups_.size(); ++g) {
-    auto& group = *request_.mutable_mutation_groups(static_cast<int>(g));
-    for (size_t k = 0; k < groups_[g].size(); ++k) {
-      batch_[groups_[g][k]]->encoded.proto.Swap(
-          group.mutable_mutations(static_cast<int>(k)));
+  for (auto& group : *request_.mutable_mutation_groups()) {
+    while (!group.mutations().empty()) {
+      group.mutable_mutations()->UnsafeArenaReleaseLast();
     }
   }
 }
@@ -76,14 +76,14 @@ CommitRequestFor::CommitRequestFor(const SpannerSinkOptions& options,
   }
   SetPriority(options, *request_.mutable_request_options());
   for (PendingMutation* pending : batch_) {
-    request_.add_mutations()->Swap(&pending->encoded.proto);
+    request_.mutable_mutations()->UnsafeArenaAddAllocated(
+        pending->encoded.proto);
   }
 }
 
 CommitRequestFor::~CommitRequestFor() {
-  for (size_t i = 0; i < batch_.size(); ++i) {
-    batch_[i]->encoded.proto.Swap(
-        request_.mutable_mutations(static_cast<int>(i)));
+  while (!request_.mutations().empty()) {
+    request_.mutable_mutations()->UnsafeArenaReleaseLast();
   }
 }
 

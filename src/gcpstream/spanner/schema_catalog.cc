@@ -444,7 +444,7 @@ absl::Status EncodeForColumn(const Value& value, const ColumnType& type,
 }
 
 absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
-    const Mutation& mutation) const {
+    const Mutation& mutation, google::protobuf::Arena& arena) const {
   const TableSchema* table = FindTable(mutation.table());
   if (table == nullptr) {
     return absl::NotFoundError(absl::StrCat(
@@ -453,8 +453,11 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
         "opened); check the table name, or restart the job after the DDL"));
   }
   EncodedMutation out;
+  out.proto =
+      google::protobuf::Arena::CreateMessage<google::spanner::v1::Mutation>(
+          &arena);
   if (mutation.operation() == Operation::kDelete) {
-    auto& del = *out.proto.mutable_delete_();
+    auto& del = *out.proto->mutable_delete_();
     del.set_table(table->QualifiedName());
     if (mutation.keys().empty() && mutation.ranges().empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -499,23 +502,23 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
     const auto entries =
         static_cast<int64_t>(mutation.keys().size() + mutation.ranges().size());
     out.cells = entries * (1 + table->secondary_indexes);
-    out.bytes = static_cast<int64_t>(out.proto.ByteSizeLong());
+    out.bytes = static_cast<int64_t>(out.proto->ByteSizeLong());
     return out;
   }
   google::spanner::v1::Mutation::Write* write = nullptr;
   switch (mutation.operation()) {
     case Operation::kInsert:
-      write = out.proto.mutable_insert();
+      write = out.proto->mutable_insert();
       break;
     case Operation::kUpdate:
-      write = out.proto.mutable_update();
+      write = out.proto->mutable_update();
       break;
     case Operation::kInsertOrUpdate:
-      write = out.proto.mutable_insert_or_update();
+      write = out.proto->mutable_insert_or_update();
       break;
     case Operation::kReplace:
     case Operation::kDelete:  // Handled above.
-      write = out.proto.mutable_replace();
+      write = out.proto->mutable_replace();
       break;
   }
   write->set_table(table->QualifiedName());
@@ -542,7 +545,7 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
     write->add_columns(column->name);
     out.cells += 1 + column->index_count;
   }
-  out.bytes = static_cast<int64_t>(out.proto.ByteSizeLong());
+  out.bytes = static_cast<int64_t>(out.proto->ByteSizeLong());
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "gcpstream/spanner/spanner_mutation.h"
 #include "gcpstream/spanner/spanner_value.h"
+#include "google/protobuf/arena.h"
 #include "google/spanner/v1/mutation.pb.h"
 #include "google/spanner/v1/result_set.pb.h"
 
@@ -71,7 +72,10 @@ struct TableSchema {
 
 // A mutation in wire form with its weight against the batch limits.
 struct EncodedMutation {
-  google::spanner::v1::Mutation proto;
+  // On the arena Encode() was given (the open batch's): a batch's protos
+  // are allocated and freed together, not one by one (null for a mutation
+  // that failed to encode).
+  google::spanner::v1::Mutation* proto = nullptr;
   // One per written column plus one per index entry it writes; a delete
   // costs one per key or range plus one per secondary index of the table.
   int64_t cells = 0;
@@ -107,7 +111,8 @@ class SchemaCatalog {
   // (naming table, column, column type and value type) for a value of the
   // wrong type, a commit timestamp outside a TIMESTAMP column, a key of the
   // wrong length, or a delete without keys.
-  absl::StatusOr<EncodedMutation> Encode(const Mutation& mutation) const;
+  absl::StatusOr<EncodedMutation> Encode(const Mutation& mutation,
+                                         google::protobuf::Arena& arena) const;
 
   Dialect dialect() const { return dialect_; }
   size_t table_count() const { return tables_.size(); }

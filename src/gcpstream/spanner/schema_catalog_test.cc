@@ -10,6 +10,14 @@
 namespace gcpstream::spanner {
 namespace {
 
+// Encodes on an arena that lives as long as the test binary, as a writer's
+// batch arena lives as long as the batch.
+absl::StatusOr<EncodedMutation> Encode(const SchemaCatalog& catalog,
+                                       const Mutation& mutation) {
+  static google::protobuf::Arena arena;
+  return catalog.Encode(mutation, arena);
+}
+
 using ::google::spanner::v1::ResultSet;
 using ::testing::HasSubstr;
 
@@ -103,17 +111,17 @@ TEST(SchemaCatalogTest, RelationsMakeHierarchiesAndFamilies) {
 
 TEST(SchemaCatalogTest, CellsCountColumnsPlusIndexEntries) {
   SchemaCatalog catalog = OrdersCatalog();
-  auto encoded = catalog.Encode(Mutation::InsertOrUpdate("orders")
-                                    .Set("OrderId", Value::Int64(7))
-                                    .Set("Code", Value::String("c"))
-                                    .Set("Amount", Value::Int64(12))
-                                    .Set("Email", Value::NullValue()));
+  auto encoded = Encode(catalog, Mutation::InsertOrUpdate("orders")
+                                     .Set("OrderId", Value::Int64(7))
+                                     .Set("Code", Value::String("c"))
+                                     .Set("Amount", Value::Int64(12))
+                                     .Set("Email", Value::NullValue()));
   ASSERT_TRUE(encoded.ok()) << encoded.status();
   // OrderId 1, Code 1+1, Amount 1+1 (stored), Email 1+1.
   EXPECT_EQ(encoded->cells, 7);
   EXPECT_EQ(encoded->bytes,
-            static_cast<int64_t>(encoded->proto.ByteSizeLong()));
-  const auto& write = encoded->proto.insert_or_update();
+            static_cast<int64_t>(encoded->proto->ByteSizeLong()));
+  const auto& write = encoded->proto->insert_or_update();
   EXPECT_EQ(write.table(), "Orders");
   EXPECT_EQ(write.columns(0), "OrderId");
   EXPECT_EQ(write.values(0).values(0).string_value(), "7");
@@ -124,32 +132,33 @@ TEST(SchemaCatalogTest, CellsCountColumnsPlusIndexEntries) {
 
 TEST(SchemaCatalogTest, DeleteCostsOnePlusEverySecondaryIndexPerKey) {
   SchemaCatalog catalog = OrdersCatalog();
-  auto encoded = catalog.Encode(
+  auto encoded = Encode(
+      catalog,
       Mutation::Delete("Orders").Key({Value::Int64(1)}).Key({Value::Int64(2)}));
   ASSERT_TRUE(encoded.ok()) << encoded.status();
   EXPECT_EQ(encoded->cells, 2 * (1 + 3));
-  EXPECT_EQ(encoded->proto.delete_().key_set().keys_size(), 2);
+  EXPECT_EQ(encoded->proto->delete_().key_set().keys_size(), 2);
 }
 
 TEST(SchemaCatalogTest, SchemaQualifiedTablesAndCompositeKeys) {
   SchemaCatalog catalog = OrdersCatalog();
   auto encoded =
-      catalog.Encode(Mutation::Delete("sales.Items")
-                         .Key({Value::String("a"), Value::Int64(1)})
-                         .Range(KeyRange{.start = {Value::String("b")},
-                                         .start_closed = true,
-                                         .end = {Value::String("c")},
-                                         .end_closed = false}));
+      Encode(catalog, Mutation::Delete("sales.Items")
+                          .Key({Value::String("a"), Value::Int64(1)})
+                          .Range(KeyRange{.start = {Value::String("b")},
+                                          .start_closed = true,
+                                          .end = {Value::String("c")},
+                                          .end_closed = false}));
   ASSERT_TRUE(encoded.ok()) << encoded.status();
-  EXPECT_EQ(encoded->proto.delete_().table(), "sales.Items");
-  EXPECT_EQ(encoded->proto.delete_()
+  EXPECT_EQ(encoded->proto->delete_().table(), "sales.Items");
+  EXPECT_EQ(encoded->proto->delete_()
                 .key_set()
                 .ranges(0)
                 .start_closed()
                 .values(0)
                 .string_value(),
             "b");
-  EXPECT_EQ(encoded->proto.delete_()
+  EXPECT_EQ(encoded->proto->delete_()
                 .key_set()
                 .ranges(0)
                 .end_open()
@@ -157,7 +166,7 @@ TEST(SchemaCatalogTest, SchemaQualifiedTablesAndCompositeKeys) {
                 .string_value(),
             "c");
   EXPECT_THAT(
-      catalog.Encode(Mutation::Delete("sales.Items").Key({Value::String("a")}))
+      Encode(catalog, Mutation::Delete("sales.Items").Key({Value::String("a")}))
           .status()
           .message(),
       HasSubstr("primary key has 2"));
@@ -165,30 +174,29 @@ TEST(SchemaCatalogTest, SchemaQualifiedTablesAndCompositeKeys) {
 
 TEST(SchemaCatalogTest, ValuesThatDoNotFitAreRefusedNamingTheColumn) {
   SchemaCatalog catalog = OrdersCatalog();
-  auto wrong = catalog.Encode(
-      Mutation::Insert("Orders").Set("OrderId", Value::String("seven")));
+  auto wrong = Encode(catalog, Mutation::Insert("Orders").Set(
+                                   "OrderId", Value::String("seven")));
   EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(
       wrong.status().message(),
       HasSubstr("column Orders.OrderId is INT64; cannot write a STRING"));
   EXPECT_THAT(
-      catalog.Encode(Mutation::Insert("Orders").Set("Nope", Value::Int64(1)))
+      Encode(catalog, Mutation::Insert("Orders").Set("Nope", Value::Int64(1)))
           .status()
           .message(),
       HasSubstr("column 'Nope' is not in table Orders"));
-  EXPECT_THAT(catalog.Encode(Mutation::Insert("Nope").Set("A", Value::Int64(1)))
-                  .status()
-                  .message(),
-              HasSubstr("table 'Nope' is not in the database"));
-  EXPECT_THAT(catalog
-                  .Encode(Mutation::Insert("Orders").Set(
-                      "Day", Value::CommitTimestampValue()))
+  EXPECT_THAT(
+      Encode(catalog, Mutation::Insert("Nope").Set("A", Value::Int64(1)))
+          .status()
+          .message(),
+      HasSubstr("table 'Nope' is not in the database"));
+  EXPECT_THAT(Encode(catalog, Mutation::Insert("Orders").Set(
+                                  "Day", Value::CommitTimestampValue()))
                   .status()
                   .message(),
               HasSubstr("commit timestamp"));
-  EXPECT_THAT(catalog
-                  .Encode(Mutation::Insert("Orders").Set(
-                      "Tags", Value::ArrayOf({Value::Int64(1)})))
+  EXPECT_THAT(Encode(catalog, Mutation::Insert("Orders").Set(
+                                  "Tags", Value::ArrayOf({Value::Int64(1)})))
                   .status()
                   .message(),
               HasSubstr("Orders.Tags[0]"));

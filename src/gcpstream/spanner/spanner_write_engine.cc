@@ -120,7 +120,8 @@ absl::Status SpannerWriteEngine::Write(Mutation mutation,
                                        const connector::NoDestination&,
                                        const WriterContext& context) {
   if (core_.failed()) return core_.failure();
-  absl::StatusOr<EncodedMutation> encoded = catalog_->Encode(mutation);
+  absl::StatusOr<EncodedMutation> encoded =
+      catalog_->Encode(mutation, batch_->arena());
   if (encoded.status().code() == absl::StatusCode::kNotFound) {
     return core_.Fail(absl::NotFoundError(
         absl::StrCat(options_.name, ": record #", context.record_position, ": ",
@@ -136,20 +137,29 @@ absl::Status SpannerWriteEngine::Write(Mutation mutation,
   MutationBatch::Candidate candidate = batch_->Prepare(
       PendingMutation{std::move(mutation), *std::move(encoded)});
   if (!batch_->Fits(candidate)) {
-    if (absl::Status sent = SendBatch(); !sent.ok()) return sent;
+    // The candidate opens the next batch: its proto moves to that batch's
+    // arena before the old one goes with the batch sent.
+    MutationBatch::Taken full = batch_->Take();
+    google::spanner::v1::Mutation* proto =
+        google::protobuf::Arena::CreateMessage<google::spanner::v1::Mutation>(
+            &batch_->arena());
+    *proto = *candidate.pending.encoded.proto;
+    candidate.pending.encoded.proto = proto;
+    if (absl::Status sent = Send(std::move(full)); !sent.ok()) return sent;
   }
   batch_->Add(std::move(candidate));
   UpdateBufferGauges();
   return absl::OkStatus();
 }
 
-absl::Status SpannerWriteEngine::SendBatch() {
-  std::vector<PendingMutation> batch = batch_->Take();
+absl::Status SpannerWriteEngine::SendBatch() { return Send(batch_->Take()); }
+
+absl::Status SpannerWriteEngine::Send(MutationBatch::Taken batch) {
   UpdateBufferGauges();
-  if (batch.empty()) return absl::OkStatus();
+  if (batch.entries.empty()) return absl::OkStatus();
   Batch pointers;
-  pointers.reserve(batch.size());
-  for (PendingMutation& pending : batch) pointers.push_back(&pending);
+  pointers.reserve(batch.entries.size());
+  for (PendingMutation& pending : batch.entries) pointers.push_back(&pending);
   absl::Status sent = method_ == WriteMethod::kBatchWrite
                           ? SendViaBatchWrite(std::move(pointers))
                           : SendViaCommit(std::move(pointers));

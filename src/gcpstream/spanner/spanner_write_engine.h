@@ -95,6 +95,8 @@ class SpannerWriteEngine {
   absl::Status RegisterMetrics();
   connector::RetryContext RetryContext() const;
   absl::Status SendBatch();
+  // Sends a taken batch; its arena lives until the batch is decided.
+  absl::Status Send(MutationBatch::Taken batch);
   absl::Status SendViaBatchWrite(Batch batch);
   // One BatchWrite of `undecided`; leaves in it what must be sent again.
   // Sets `fell_back` when the service has no BatchWrite.
