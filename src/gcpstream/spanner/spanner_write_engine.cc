@@ -140,7 +140,7 @@ absl::Status SpannerWriteEngine::Write(Mutation mutation,
     // The candidate opens the next batch: its proto moves to that batch's
     // arena before the old one goes with the batch sent.
     MutationBatch::Taken full = batch_->Take();
-    google::spanner::v1::Mutation* proto =
+    auto* proto =
         google::protobuf::Arena::CreateMessage<google::spanner::v1::Mutation>(
             &batch_->arena());
     *proto = *candidate.pending.encoded.proto;
