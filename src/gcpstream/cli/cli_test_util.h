@@ -21,11 +21,10 @@ struct Outcome {
   std::string output;  // stdout and stderr
 };
 
-inline Outcome Gcpstream(const std::string& arguments) {
-  const std::string command =
-      absl::StrCat(GCPSTREAM_CLI, " ", arguments, " 2>&1");
+// Runs `command` through the shell, stdout and stderr captured.
+inline Outcome RunShell(const std::string& command) {
   Outcome outcome;
-  FILE* pipe = popen(command.c_str(), "r");
+  FILE* pipe = popen(absl::StrCat(command, " 2>&1").c_str(), "r");
   if (pipe == nullptr) return outcome;
   char buffer[4096];
   size_t n = 0;
@@ -35,6 +34,10 @@ inline Outcome Gcpstream(const std::string& arguments) {
   const int status = pclose(pipe);
   outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return outcome;
+}
+
+inline Outcome Gcpstream(const std::string& arguments) {
+  return RunShell(absl::StrCat(GCPSTREAM_CLI, " ", arguments));
 }
 
 // The binary running in the background, its output going to `log`, so a

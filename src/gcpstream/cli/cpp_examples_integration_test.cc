@@ -4,7 +4,6 @@
 // the emulators this test starts and its output read back through the
 // services' APIs.
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -22,9 +21,11 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gcpstream/auth/channel_factory.h"
+#include "gcpstream/cli/cli_test_util.h"
 #include "gcpstream/emulators/provisioning.h"
 #include "gcpstream/emulators/spanner_query.h"
 #include "gcpstream/pubsub/pubsub_emulator_test_util.h"
+#include "gcpstream/testing/cli_process.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
@@ -42,62 +43,8 @@ constexpr char kOrdersTable[] =
     "CREATE TABLE Orders (OrderId INT64 NOT NULL, Customer STRING(64), "
     "Amount NUMERIC) PRIMARY KEY (OrderId)";
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs `command` through the shell, stdout and stderr captured.
-Outcome Shell(const std::string& command) {
-  Outcome outcome;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return outcome;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
-    outcome.output.append(buffer, n);
-  }
-  const int status = pclose(pipe);
-  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return outcome;
-}
-
-// A program in the background, output to `log`, that a test can signal.
-class Background {
- public:
-  Background(const std::string& command, std::string log)
-      : log_(std::move(log)) {
-    const std::string shell =
-        absl::StrCat("exec ", command, " >", log_, " 2>&1");
-    pid_ = fork();
-    if (pid_ == 0) {
-      execl("/bin/sh", "sh", "-c", shell.c_str(), nullptr);
-      _exit(127);
-    }
-  }
-  ~Background() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  Background(const Background&) = delete;
-  Background& operator=(const Background&) = delete;
-
-  void Signal(int signal) const { kill(pid_, signal); }
-  Outcome Wait() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    std::ifstream in(log_);
-    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                   std::string(std::istreambuf_iterator<char>(in), {})};
-  }
-
- private:
-  std::string log_;
-  pid_t pid_ = -1;
-};
+using ::gcpstream::cli::testing::Outcome;
+using ::gcpstream::cli::testing::RunShell;
 
 std::string WorkDir() {
   return std::string(GCPSTREAM_BINARY_DIR) + "/installed-examples";
@@ -105,7 +52,7 @@ std::string WorkDir() {
 
 // Installs gcpstream and builds the examples once for all tests.
 const Outcome& Built() {
-  static const Outcome kBuilt = Shell(absl::StrCat(
+  static const Outcome kBuilt = RunShell(absl::StrCat(
       GCPSTREAM_SOURCE_DIR, "/scripts/build-installed-examples.sh ",
       GCPSTREAM_BINARY_DIR, " ", WorkDir()));
   return kBuilt;
@@ -196,12 +143,13 @@ TEST_F(CppExamplesTest, PubSubToSpannerWritesOrdersAndDeadLettersRefusals) {
   }
   Publish("orders", messages);
 
-  Background example(
-      absl::StrCat(Example("pubsub_to_spanner"), " --project ", kProject,
+  gcpstream::testing::CliProcess example(
+      Example("pubsub_to_spanner"),
+      absl::StrCat("--project ", kProject,
                    " --subscription orders-sub --instance ", kInstance,
                    " --database orders --dead-letter-topic orders-dead",
                    " --checkpoint-dir ", scratch_, "/checkpoints"),
-      scratch_ + "/example.log");
+      /*environment=*/"", scratch_ + "/example.log");
   // 300 orders: 6 negative, 3 malformed.
   std::map<int64_t, std::vector<std::string>> rows;
   for (absl::Time deadline = absl::Now() + absl::Seconds(90);
@@ -211,10 +159,8 @@ TEST_F(CppExamplesTest, PubSubToSpannerWritesOrdersAndDeadLettersRefusals) {
   }
   const auto dead = pubsub::testing::PullMessages(pubsub_, kProject,
                                                   "orders-dead-check", 6, 60);
-  example.Signal(SIGTERM);
-  const Outcome stopped = example.Wait();
-  EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
-  EXPECT_THAT(stopped.output, HasSubstr("orders-to-spanner stopped after"));
+  EXPECT_EQ(example.Stop(), 0) << example.Log();
+  EXPECT_THAT(example.Log(), HasSubstr("orders-to-spanner stopped after"));
 
   ASSERT_EQ(rows.size(), 291U);
   for (int i = 0; i < 300; ++i) {
@@ -248,7 +194,7 @@ TEST_F(CppExamplesTest, GeneratorToPubSubPublishesToOneTopicPerRegion) {
     CreateTopic(absl::StrCat("gen-", region),
                 absl::StrCat("gen-", region, "-check"));
   }
-  const Outcome run = Shell(
+  const Outcome run = RunShell(
       absl::StrCat(Example("generator_to_pubsub"), " --project ", kProject,
                    " --count 900 --topic-prefix gen- --regions eu,us,asia"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
@@ -274,7 +220,7 @@ TEST_F(CppExamplesTest, GeneratorToPubSubPublishesToOneTopicPerRegion) {
 TEST_F(CppExamplesTest, CustomFailureHandlerKeepsRefusalsInItsFile) {
   const std::string database = Database("rejects");
   fs::create_directories(scratch_ + "/rejects");
-  const Outcome run = Shell(
+  const Outcome run = RunShell(
       absl::StrCat(Example("custom_failure_handler"), " --project ", kProject,
                    " --instance ", kInstance, " --database rejects --count 500",
                    " --rejects-dir ", scratch_, "/rejects"));
@@ -296,7 +242,7 @@ TEST_F(CppExamplesTest, CustomFailureHandlerKeepsRefusalsInItsFile) {
   EXPECT_EQ(refused_ids, expected);
   // Without a writable directory the handler's Open fails the job, naming
   // the option.
-  const Outcome unwritable = Shell(
+  const Outcome unwritable = RunShell(
       absl::StrCat(Example("custom_failure_handler"), " --project ", kProject,
                    " --instance ", kInstance, " --database rejects --count 20",
                    " --rejects-dir ", scratch_, "/missing"));
@@ -305,7 +251,7 @@ TEST_F(CppExamplesTest, CustomFailureHandlerKeepsRefusalsInItsFile) {
 }
 
 TEST_F(CppExamplesTest, IcebergAddFilesRegistersParquetFilesOnce) {
-  const Outcome written = Shell(absl::StrCat(
+  const Outcome written = RunShell(absl::StrCat(
       GCPSTREAM_PYTHON, " -c '",
       "import pyarrow as pa, pyarrow.parquet as pq, sys\n"
       "for i in range(2):\n"
@@ -325,11 +271,11 @@ TEST_F(CppExamplesTest, IcebergAddFilesRegistersParquetFilesOnce) {
     const std::string command =
         absl::StrCat(binary, " --catalog ", scratch_, "/warehouse --table ",
                      table, " ", files);
-    const Outcome added = Shell(command);
+    const Outcome added = RunShell(command);
     ASSERT_EQ(added.exit_code, 0) << binary << "\n" << added.output;
     EXPECT_THAT(added.output, HasSubstr("added 2 files in snapshot"));
     // The same files again: the table already holds them.
-    const Outcome again = Shell(command);
+    const Outcome again = RunShell(command);
     EXPECT_EQ(again.exit_code, 3) << again.output;
     EXPECT_THAT(again.output, HasSubstr("not added"));
   }
