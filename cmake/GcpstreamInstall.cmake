@@ -61,9 +61,9 @@ foreach(target IN LISTS installed)
   endif()
 endforeach()
 set(GCPSTREAM_PC_ABSL "")
-foreach(module flat_hash_map flat_hash_set hash inlined_vector int128 node_hash_map
-               random_random status statusor str_format strings
-               synchronization time)
+foreach(module flat_hash_map flat_hash_set hash inlined_vector int128
+               node_hash_map random_random span status statusor str_format
+               strings synchronization time)
   string(APPEND GCPSTREAM_PC_ABSL " absl_${module}")
 endforeach()
 file(RELATIVE_PATH GCPSTREAM_PC_TO_PREFIX

@@ -2,23 +2,27 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 
 namespace gcpstream::spanner {
 namespace {
 
-std::string KeyPart(const google::protobuf::Value& value) {
-  return value.kind_case() == google::protobuf::Value::kStringValue
-             ? value.string_value()
-             : value.SerializeAsString();
-}
+// A key as the parts of the encoded proto that hold it (the proto lives on
+// the batch's arena, as long as the candidate): no copy of any value.
+using KeyParts = absl::InlinedVector<const google::protobuf::Value*, 4>;
 
 std::string KeyString(absl::string_view table,
-                      const google::protobuf::ListValue& key) {
+                      absl::Span<const google::protobuf::Value* const> parts) {
   // `table` is the catalog's canonical name, so it compares exactly.
   std::string out(table);
-  for (const auto& part : key.values()) {
-    absl::StrAppend(&out, "\x1f", KeyPart(part));
+  for (const google::protobuf::Value* part : parts) {
+    out.push_back('\x1f');
+    if (part->kind_case() == google::protobuf::Value::kStringValue) {
+      out.append(part->string_value());
+    } else {
+      out.append(part->SerializeAsString());
+    }
   }
   return out;
 }
@@ -29,13 +33,18 @@ MutationBatch::Candidate MutationBatch::Prepare(PendingMutation pending) const {
   const TableSchema* table = catalog_->FindTable(pending.mutation.table());
   Candidate candidate{std::move(pending), std::nullopt, table};
   const google::spanner::v1::Mutation& proto = *candidate.pending.encoded.proto;
-  std::vector<google::protobuf::ListValue> keys;
+  absl::InlinedVector<KeyParts, 1> keys;
   absl::string_view table_name;
   if (proto.has_delete_()) {
     if (proto.delete_().key_set().ranges_size() > 0) return candidate;
     table_name = proto.delete_().table();
-    keys.assign(proto.delete_().key_set().keys().begin(),
-                proto.delete_().key_set().keys().end());
+    for (const google::protobuf::ListValue& key :
+         proto.delete_().key_set().keys()) {
+      KeyParts& parts = keys.emplace_back();
+      for (const google::protobuf::Value& part : key.values()) {
+        parts.push_back(&part);
+      }
+    }
   } else {
     const google::spanner::v1::Mutation::Write& write =
         proto.has_insert()             ? proto.insert()
@@ -43,7 +52,7 @@ MutationBatch::Candidate MutationBatch::Prepare(PendingMutation pending) const {
         : proto.has_insert_or_update() ? proto.insert_or_update()
                                        : proto.replace();
     table_name = write.table();
-    google::protobuf::ListValue& key = keys.emplace_back();
+    KeyParts& key = keys.emplace_back();
     for (int part : candidate.table->primary_key) {
       const std::string& name = candidate.table->columns[part].name;
       int found = -1;
@@ -51,27 +60,24 @@ MutationBatch::Candidate MutationBatch::Prepare(PendingMutation pending) const {
         if (write.columns(i) == name) found = i;
       }
       if (found < 0) return candidate;
-      *key.add_values() = write.values(0).values(found);
+      key.push_back(&write.values(0).values(found));
     }
   }
   std::optional<std::string> group;
   if (candidate.table != nullptr && candidate.table->hierarchy) {
     const size_t parts = candidate.table->root_key_parts;
-    for (const google::protobuf::ListValue& key : keys) {
-      if (static_cast<size_t>(key.values_size()) < parts) return candidate;
-      google::protobuf::ListValue prefix;
-      for (size_t i = 0; i < parts; ++i) {
-        *prefix.add_values() = key.values(static_cast<int>(i));
-      }
+    for (const KeyParts& key : keys) {
+      if (key.size() < parts) return candidate;
       std::string root_key =
-          KeyString(candidate.table->root->QualifiedName(), prefix);
+          KeyString(candidate.table->root->QualifiedName(),
+                    absl::MakeConstSpan(key).subspan(0, parts));
       if (group.has_value() && *group != root_key) return candidate;
       group = std::move(root_key);
     }
   }
-  std::vector<std::string> key_strings;
+  KeyStrings key_strings;
   key_strings.reserve(keys.size());
-  for (const google::protobuf::ListValue& key : keys) {
+  for (const KeyParts& key : keys) {
     key_strings.push_back(KeyString(table_name, key));
   }
   candidate.keys = std::move(key_strings);

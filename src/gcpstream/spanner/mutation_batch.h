@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "gcpstream/spanner/schema_catalog.h"
 #include "gcpstream/spanner/spanner_mutation.h"
 
@@ -48,10 +49,12 @@ class MutationBatch {
   MutationBatch(MutationBatchLimits limits, const SchemaCatalog& catalog)
       : limits_(limits), catalog_(&catalog) {}
 
+  // The keys a mutation touches, as comparable strings (one for a write).
+  using KeyStrings = absl::InlinedVector<std::string, 1>;
   // A mutation with the keys it touches, computed once.
   struct Candidate {
     PendingMutation pending;
-    std::optional<std::vector<std::string>> keys;
+    std::optional<KeyStrings> keys;
     const TableSchema* table = nullptr;
   };
   Candidate Prepare(PendingMutation pending) const;
