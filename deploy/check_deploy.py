@@ -23,6 +23,7 @@ import os
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -300,18 +301,40 @@ def check(deploy, cli):
     return problems
 
 
+def build_context_paths(deploy):
+    """What the build stage COPYs from the build context (the repository)."""
+    paths = []
+    for instruction, value in dockerfile_stages(deploy.dockerfile)[0][1]:
+        if instruction == "COPY" and not value.startswith("--from"):
+            paths += shlex.split(value)[:-1]
+    return paths
+
+
 def check_configure(deploy):
-    """Runs the recipe's CMake configure command on this tree."""
+    """Runs the recipe's CMake configure command on a tree holding only what
+    the build stage copies (plus node_modules, which its `npm ci` makes), so
+    a file the build needs but the recipe forgets to copy fails here."""
     command = cmake_configure_command(deploy)
     if command is None:
         return ["Dockerfile: no `cmake -S` configure command in the build stage"]
     with tempfile.TemporaryDirectory() as scratch:
+        context = pathlib.Path(scratch) / "src"
+        context.mkdir()
+        for path in build_context_paths(deploy):
+            source = deploy.root / path
+            if source.is_dir():
+                shutil.copytree(source, context / path)
+            elif source.exists():
+                shutil.copy2(source, context / path)
+        (context / "node_modules").symlink_to(
+            (deploy.root / "node_modules").resolve())
         build = pathlib.Path(scratch) / "build"
         command = [str(build) if word == "build" else word for word in command]
-        result = subprocess.run(command, cwd=deploy.root, capture_output=True,
+        result = subprocess.run(command, cwd=context, capture_output=True,
                                 text=True, check=False)
         if result.returncode != 0:
-            return [f"Dockerfile: `{' '.join(command)}` fails here:\n"
+            return [f"Dockerfile: `{' '.join(command)}` fails on the files the "
+                    f"build stage copies:\n"
                     f"{result.stdout[-2000:]}{result.stderr[-2000:]}"]
         if "gcpstream_cli" not in (build / "build.ninja").read_text():
             return ["Dockerfile: the configured tree has no gcpstream_cli target"]
@@ -367,6 +390,13 @@ def main(argv):
     if "--self-test" in argv[3:]:
         problems += [f"self-test: the checks miss a mutation: {name}"
                      for name in self_test(root, cli)]
+        if "--configure" in argv[3:]:
+            forgetful = copy.deepcopy(deploy)
+            forgetful.dockerfile = forgetful.dockerfile.replace(
+                "COPY cmake cmake\n", "")
+            if not check_configure(forgetful):
+                problems.append("self-test: the configure check misses a "
+                                "directory the recipe does not copy")
     for problem in problems:
         print(problem)
     if not problems:
