@@ -36,6 +36,7 @@
 #include "bench/pubsub_null_service.h"
 #include "bench/spanner_null_service.h"
 #include "bench/thread_cpu.h"
+#include "gcpstream/cli/metrics_text.h"
 #include "gcpstream/config/connector_registry.h"
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/pubsub/pubsub_sink.h"
@@ -90,22 +91,6 @@ std::string WriteJsonLines(const std::string& directory, int64_t records,
     out << line;
   }
   return path;
-}
-
-// Sums every series of `name` in Prometheus text.
-int64_t SumMetric(const std::string& text, const std::string& name) {
-  int64_t sum = 0;
-  for (absl::string_view line : absl::StrSplit(text, '\n')) {
-    if (!absl::StartsWith(line, name + "{") &&
-        !absl::StartsWith(line, name + " ")) {
-      continue;
-    }
-    double value = 0;
-    if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) {
-      sum += static_cast<int64_t>(value);
-    }
-  }
-  return sum;
 }
 
 // A sink that takes every record and does nothing with it: what the
@@ -203,8 +188,8 @@ Result Measure(const std::string& scenario, const JobFactory& make_job,
   Check(summary.status());
   Result result{
       .scenario = scenario,
-      .records = SumMetric((*pipeline)->metrics().ExportPrometheusText(),
-                           "records_written") +
+      .records = cli::SumMetric((*pipeline)->metrics().ExportPrometheusText(),
+                                "records_written") +
                  discarded.load(),
       .wall_seconds = absl::ToDoubleSeconds(end - start),
       .cpu_seconds = cpu_seconds,

@@ -9,7 +9,9 @@
 // For each replica count: a fresh subscription holding the whole backlog,
 // the replicas started together, the clock running from the moment all of
 // them are ready (/readyz) until their acknowledgements (messages_acked on
-// /metrics) cover the backlog.
+// /metrics) cover the backlog. Acknowledgements follow checkpoints, so a
+// drain's time includes up to one checkpoint interval (1 s) after the last
+// message is written, plus the 100 ms between polls.
 
 #include <unistd.h>
 
@@ -23,18 +25,17 @@
 #include <string>
 #include <vector>
 
-#include <grpcpp/client_context.h>
-
 #include "CLI/CLI.hpp"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gcpstream/auth/channel_factory.h"
+#include "gcpstream/cli/metrics_text.h"
 #include "gcpstream/emulators/emulator_set.h"
 #include "gcpstream/emulators/provisioning.h"
+#include "gcpstream/pubsub/pubsub_emulator_test_util.h"
 #include "gcpstream/testing/cli_process.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
 
@@ -46,38 +47,15 @@ using testing::CliProcess;
 
 constexpr char kProject[] = "bench";
 
-// The sum of every series of `metric` in a Prometheus text answer.
-double SumSeries(const std::string& response, const std::string& metric) {
-  double total = 0;
-  for (absl::string_view line : absl::StrSplit(response, '\n')) {
-    if (!absl::StartsWith(line, metric) || line.size() <= metric.size() ||
-        (line[metric.size()] != '{' && line[metric.size()] != ' ')) {
-      continue;
-    }
-    double value = 0;
-    if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &value)) {
-      total += value;
-    }
-  }
-  return total;
-}
-
-bool Publish(const std::shared_ptr<grpc::Channel>& channel,
-             const std::string& topic, int count) {
-  auto publisher = google::pubsub::v1::Publisher::NewStub(channel);
+// The backlog: `count` messages of about 230 bytes.
+std::vector<google::pubsub::v1::PubsubMessage> Backlog(int count) {
   const std::string padding(200, 'x');
-  for (int from = 0; from < count; from += 1000) {
-    google::pubsub::v1::PublishRequest request;
-    request.set_topic(absl::StrCat("projects/", kProject, "/topics/", topic));
-    for (int i = from; i < std::min(count, from + 1000); ++i) {
-      request.add_messages()->set_data(
-          absl::StrCat(R"({"id":)", i, R"(,"pad":")", padding, R"("})"));
-    }
-    grpc::ClientContext context;
-    google::pubsub::v1::PublishResponse response;
-    if (!publisher->Publish(&context, request, &response).ok()) return false;
+  std::vector<google::pubsub::v1::PubsubMessage> messages(count);
+  for (int i = 0; i < count; ++i) {
+    messages[i].set_data(
+        absl::StrCat(R"({"id":)", i, R"(,"pad":")", padding, R"("})"));
   }
-  return true;
+  return messages;
 }
 
 struct Result {
@@ -103,8 +81,10 @@ absl::StatusOr<Result> Drain(const std::string& cli, const std::string& root,
       !s.ok()) {
     return s;
   }
-  if (!Publish(channel, topic, messages)) {
-    return absl::UnavailableError("publishing the backlog failed");
+  if (auto s = pubsub::testing::PublishMessages(channel, kProject, topic,
+                                                Backlog(messages));
+      !s.ok()) {
+    return s;
   }
   std::vector<std::unique_ptr<CliProcess>> processes;
   for (int r = 0; r < replicas; ++r) {
@@ -144,7 +124,8 @@ absl::StatusOr<Result> Drain(const std::string& cli, const std::string& root,
     absl::SleepFor(absl::Milliseconds(100));
     total = 0;
     for (size_t r = 0; r < processes.size(); ++r) {
-      acked[r] = SumSeries(processes[r]->Get("/metrics"), "messages_acked");
+      acked[r] = static_cast<double>(
+          cli::SumMetric(processes[r]->Get("/metrics"), "messages_acked"));
       total += acked[r];
     }
   }

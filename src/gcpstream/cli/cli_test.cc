@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 
 #include "gcpstream/cli/cli_test_util.h"
+#include "gcpstream/testing/cli_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -18,7 +19,6 @@ namespace gcpstream::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using ::gcpstream::cli::testing::Background;
 using ::gcpstream::cli::testing::Gcpstream;
 using ::gcpstream::cli::testing::Outcome;
 using ::testing::HasSubstr;
@@ -118,16 +118,16 @@ TEST_F(CliTest, TermStopsWithAFinalCheckpointAndARestartReplaysNothing) {
                       << root_ << "/out}]\n";
   size_t committed_before = 0;
   for (int run = 0; run < 2; ++run) {
-    Background gcpstream("run --progress-interval 100ms " + path,
-                         root_ + "/run.log");
+    gcpstream::testing::CliProcess gcpstream(
+        GCPSTREAM_CLI, "run --progress-interval 100ms " + path,
+        /*environment=*/"", root_ + "/run.log");
     const absl::Time deadline = absl::Now() + absl::Seconds(20);
-    while (gcpstream.Output().find("sink archive: ") == std::string::npos &&
+    while (gcpstream.Log().find("sink archive: ") == std::string::npos &&
            absl::Now() < deadline) {
       absl::SleepFor(absl::Milliseconds(20));
     }
     absl::SleepFor(absl::Milliseconds(300));
-    gcpstream.Signal(SIGTERM);
-    Outcome stopped = gcpstream.Wait();
+    const Outcome stopped{gcpstream.Stop(), gcpstream.Log()};
     EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
     EXPECT_THAT(stopped.output,
                 HasSubstr("gcpstream: stopping with a final checkpoint "

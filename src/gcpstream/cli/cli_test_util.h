@@ -1,15 +1,12 @@
 #ifndef GCPSTREAM_CLI_CLI_TEST_UTIL_H_
 #define GCPSTREAM_CLI_CLI_TEST_UTIL_H_
 
-// Runs the gcpstream binary (GCPSTREAM_CLI, set by CMake) for tests.
+// Runs the gcpstream binary (GCPSTREAM_CLI, set by CMake), or any shell
+// command, for tests; testing::CliProcess runs one in the background.
 
-#include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -39,46 +36,6 @@ inline Outcome RunShell(const std::string& command) {
 inline Outcome Gcpstream(const std::string& arguments) {
   return RunShell(absl::StrCat(GCPSTREAM_CLI, " ", arguments));
 }
-
-// The binary running in the background, its output going to `log`, so a
-// test can signal it.
-class Background {
- public:
-  Background(const std::string& arguments, std::string log)
-      : log_(std::move(log)) {
-    const std::string command = absl::StrCat("exec ", GCPSTREAM_CLI, " ",
-                                             arguments, " >", log_, " 2>&1");
-    pid_ = fork();
-    if (pid_ == 0) {
-      execl("/bin/sh", "sh", "-c", command.c_str(), nullptr);
-      _exit(127);
-    }
-  }
-  ~Background() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  Background(const Background&) = delete;
-  Background& operator=(const Background&) = delete;
-
-  void Signal(int signal) const { kill(pid_, signal); }
-  std::string Output() const {
-    std::ifstream in(log_);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  Outcome Wait() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return Outcome{WIFEXITED(status) ? WEXITSTATUS(status) : -1, Output()};
-  }
-
- private:
-  std::string log_;
-  pid_t pid_ = -1;
-};
 
 }  // namespace gcpstream::cli::testing
 

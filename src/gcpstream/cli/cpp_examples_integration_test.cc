@@ -89,16 +89,6 @@ class CppExamplesTest : public ::testing::Test {
                     .ok());
   }
 
-  void Publish(const std::string& topic, const std::vector<std::string>& data) {
-    auto publisher = google::pubsub::v1::Publisher::NewStub(pubsub_);
-    google::pubsub::v1::PublishRequest request;
-    request.set_topic(absl::StrCat("projects/", kProject, "/topics/", topic));
-    for (const std::string& d : data) request.add_messages()->set_data(d);
-    grpc::ClientContext context;
-    google::pubsub::v1::PublishResponse response;
-    ASSERT_TRUE(publisher->Publish(&context, request, &response).ok());
-  }
-
   std::string Database(const std::string& database) {
     EXPECT_TRUE(emulators::EnsureSpannerDatabase(spanner_, kProject, kInstance,
                                                  database, {kOrdersTable})
@@ -129,7 +119,7 @@ TEST_F(CppExamplesTest, PubSubToSpannerWritesOrdersAndDeadLettersRefusals) {
   CreateTopic("orders", "orders-sub");
   CreateTopic("orders-dead", "orders-dead-check");
   const std::string database = Database("orders");
-  std::vector<std::string> messages;
+  std::vector<google::pubsub::v1::PubsubMessage> messages;
   std::set<std::string> refused;
   for (int i = 0; i < 300; ++i) {
     std::string amount = absl::StrCat(i % 50, ".25");
@@ -139,9 +129,11 @@ TEST_F(CppExamplesTest, PubSubToSpannerWritesOrdersAndDeadLettersRefusals) {
                      R"(","amount":")", amount, R"("})");
     if (i % 50 == 7) refused.insert(message);
     if (i % 100 == 42) message = "not an order";
-    messages.push_back(message);
+    messages.emplace_back().set_data(message);
   }
-  Publish("orders", messages);
+  ASSERT_TRUE(
+      pubsub::testing::PublishMessages(pubsub_, kProject, "orders", messages)
+          .ok());
 
   gcpstream::testing::CliProcess example(
       Example("pubsub_to_spanner"),

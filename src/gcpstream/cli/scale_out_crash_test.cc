@@ -122,12 +122,12 @@ class ScaleOutTest : public ::testing::Test {
   void Publish(int count, absl::Duration pause,
                const std::function<std::string(int)>& topic_of,
                const std::function<std::string(int)>& key = nullptr) {
-    auto publisher = google::pubsub::v1::Publisher::NewStub(pubsub_);
     for (int from = 0; from < count; from += 500) {
-      std::map<std::string, google::pubsub::v1::PublishRequest> requests;
+      std::map<std::string, std::vector<google::pubsub::v1::PubsubMessage>>
+          by_topic;
       for (int i = from; i < std::min(count, from + 500); ++i) {
-        google::pubsub::v1::PublishRequest& request = requests[topic_of(i)];
-        auto* message = request.add_messages();
+        google::pubsub::v1::PubsubMessage* message =
+            &by_topic[topic_of(i)].emplace_back();
         if (key) {
           message->set_ordering_key(key(i));
           message->set_data(
@@ -141,12 +141,10 @@ class ScaleOutTest : public ::testing::Test {
               std::string(kPaddingBytes, '.'), R"("})"));
         }
       }
-      for (auto& [topic, request] : requests) {
-        request.set_topic(
-            absl::StrCat("projects/", kProject, "/topics/", topic));
-        grpc::ClientContext context;
-        google::pubsub::v1::PublishResponse response;
-        ASSERT_TRUE(publisher->Publish(&context, request, &response).ok());
+      for (const auto& [topic, messages] : by_topic) {
+        ASSERT_TRUE(
+            pubsub::testing::PublishMessages(pubsub_, kProject, topic, messages)
+                .ok());
       }
       absl::SleepFor(pause);
     }

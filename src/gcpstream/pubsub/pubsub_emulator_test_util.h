@@ -1,8 +1,9 @@
 #ifndef GCPSTREAM_PUBSUB_PUBSUB_EMULATOR_TEST_UTIL_H_
 #define GCPSTREAM_PUBSUB_PUBSUB_EMULATOR_TEST_UTIL_H_
 
-// Reading back what a test published to the Pub/Sub emulator.
+// Publishing to the Pub/Sub emulator, and reading back what was published.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,11 +11,37 @@
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "google/pubsub/v1/pubsub.grpc.pb.h"
 
 namespace gcpstream::pubsub::testing {
+
+// Publishes `messages` to projects/<project>/topics/<topic> in requests of
+// at most 1000 (the service's limit per request).
+inline absl::Status PublishMessages(
+    const std::shared_ptr<grpc::Channel>& channel, const std::string& project,
+    const std::string& topic,
+    const std::vector<google::pubsub::v1::PubsubMessage>& messages) {
+  auto publisher = google::pubsub::v1::Publisher::NewStub(channel);
+  for (size_t from = 0; from < messages.size(); from += 1000) {
+    google::pubsub::v1::PublishRequest request;
+    request.set_topic(absl::StrCat("projects/", project, "/topics/", topic));
+    for (size_t i = from; i < std::min(messages.size(), from + 1000); ++i) {
+      *request.add_messages() = messages[i];
+    }
+    grpc::ClientContext context;
+    google::pubsub::v1::PublishResponse response;
+    const grpc::Status status =
+        publisher->Publish(&context, request, &response);
+    if (!status.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("publishing to ", topic, ": ", status.error_message()));
+    }
+  }
+  return absl::OkStatus();
+}
 
 // Pulls (and acknowledges) until `count` messages arrived or `attempts`
 // pulls came back short; returns what arrived, in delivery order.

@@ -132,6 +132,16 @@ std::unique_ptr<google::protobuf::Arena> MutationBatch::NewArena() {
   return std::make_unique<google::protobuf::Arena>(options);
 }
 
+MutationBatch::Taken MutationBatch::TakeBefore(Candidate& next) {
+  Taken taken = Take();
+  auto* proto =
+      google::protobuf::Arena::CreateMessage<google::spanner::v1::Mutation>(
+          arena_.get());
+  *proto = *next.pending.encoded.proto;
+  next.pending.encoded.proto = proto;
+  return taken;
+}
+
 MutationBatch::Taken MutationBatch::Take() {
   Taken out{std::move(arena_), std::move(entries_)};
   arena_ = NewArena();

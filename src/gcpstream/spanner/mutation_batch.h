@@ -74,6 +74,10 @@ class MutationBatch {
   };
   // Empties the batch; the next one gets an arena of its own.
   Taken Take();
+  // Take(), for a `next` candidate that did not fit: it opens the next
+  // batch, so its encoded proto is copied onto that batch's arena before
+  // the taken one (which holds the original) is sent and freed.
+  Taken TakeBefore(Candidate& next);
 
   bool empty() const { return entries_.empty(); }
   int64_t size() const { return static_cast<int64_t>(entries_.size()); }

@@ -137,15 +137,9 @@ absl::Status SpannerWriteEngine::Write(Mutation mutation,
   MutationBatch::Candidate candidate = batch_->Prepare(
       PendingMutation{std::move(mutation), *std::move(encoded)});
   if (!batch_->Fits(candidate)) {
-    // The candidate opens the next batch: its proto moves to that batch's
-    // arena before the old one goes with the batch sent.
-    MutationBatch::Taken full = batch_->Take();
-    auto* proto =
-        google::protobuf::Arena::CreateMessage<google::spanner::v1::Mutation>(
-            &batch_->arena());
-    *proto = *candidate.pending.encoded.proto;
-    candidate.pending.encoded.proto = proto;
-    if (absl::Status sent = Send(std::move(full)); !sent.ok()) return sent;
+    if (absl::Status sent = Send(batch_->TakeBefore(candidate)); !sent.ok()) {
+      return sent;
+    }
   }
   batch_->Add(std::move(candidate));
   UpdateBufferGauges();
