@@ -16,6 +16,7 @@
 #include "gcpstream/config/destination_template.h"
 #include "gcpstream/config/failure_handler_config.h"
 #include "gcpstream/config/field_path.h"
+#include "gcpstream/config/spanner_mutation_mapping.h"
 #include "gcpstream/spanner/spanner_sink.h"
 #include "spdlog/spdlog.h"
 
@@ -24,7 +25,6 @@ namespace {
 
 using spanner::Mutation;
 using spanner::Operation;
-using spanner::Value;
 
 inline constexpr EnumSpelling<Operation> kOperations[] = {
     {"insert", Operation::kInsert},
@@ -34,105 +34,6 @@ inline constexpr EnumSpelling<Operation> kOperations[] = {
     {"delete", Operation::kDelete}};
 inline constexpr EnumOption<Operation> kOperationOption("operation",
                                                         kOperations);
-
-struct MutationMapping {
-  DestinationTemplate table;
-  Operation operation = Operation::kInsertOrUpdate;
-  // Column name and the field it comes from, in file order (for a delete,
-  // the key columns in key order).
-  std::vector<std::pair<std::string, FieldPath>> columns = {};
-};
-
-// A JSON value as the Spanner value it most directly is; the column's type
-// decides at encoding whether it fits (integers widen to FLOAT64/NUMERIC,
-// text in wire form fits DATE, TIMESTAMP, NUMERIC, JSON and BYTES).
-absl::StatusOr<Value> ToValue(const json::JsonValue& json,
-                              absl::string_view field) {
-  switch (json.type()) {
-    case json::JsonType::kNull:
-      return Value::NullValue();
-    case json::JsonType::kBoolean:
-      return Value::Bool(json.boolean());
-    case json::JsonType::kInteger:
-      return Value::Int64(json.integer());
-    case json::JsonType::kUnsigned:  // Always beyond int64.
-      return absl::InvalidArgumentError(
-          absl::StrCat("field '", field, "' is beyond INT64"));
-    case json::JsonType::kFloat:
-      return Value::Float64(json.number());
-    case json::JsonType::kString: {
-      std::string text;
-      json.AppendString(text);
-      return Value::String(std::move(text));
-    }
-    case json::JsonType::kObject: {
-      std::string text;
-      json.AppendCompact(text);
-      return Value::JsonValue(std::move(text));
-    }
-    case json::JsonType::kArray: {
-      const std::vector<json::JsonValue> items = json.Elements();
-      Value::Array elements;
-      elements.reserve(items.size());
-      for (const json::JsonValue& item : items) {
-        absl::StatusOr<Value> value = ToValue(item, field);
-        if (!value.ok()) return value.status();
-        elements.push_back(*std::move(value));
-      }
-      return Value::ArrayOf(std::move(elements));
-    }
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("field '", field, "' has a type Spanner cannot store"));
-}
-
-absl::StatusOr<std::optional<Mutation>> ToMutation(
-    const MutationMapping& mapping, const Record& record,
-    const WriterContext& context) {
-  std::string table;
-  if (mapping.table.constant()) {
-    table = mapping.table.text();
-  } else if (absl::Status named = mapping.table.RenderTo(
-                 record, context.event_time.value_or(absl::InfinitePast()),
-                 table);
-             !named.ok()) {
-    return named;
-  }
-  Mutation mutation = [&] {
-    switch (mapping.operation) {
-      case Operation::kInsert:
-        return Mutation::Insert(std::move(table));
-      case Operation::kUpdate:
-        return Mutation::Update(std::move(table));
-      case Operation::kReplace:
-        return Mutation::Replace(std::move(table));
-      case Operation::kDelete:
-        return Mutation::Delete(std::move(table));
-      case Operation::kInsertOrUpdate:
-        break;
-    }
-    return Mutation::InsertOrUpdate(std::move(table));
-  }();
-  std::vector<Value> key;
-  if (mapping.operation == Operation::kDelete) {
-    key.reserve(mapping.columns.size());
-  } else {
-    mutation.Reserve(mapping.columns.size());
-  }
-  for (const auto& [column, path] : mapping.columns) {
-    absl::StatusOr<json::JsonValue> field = path.Find(record);
-    if (!field.ok()) return field.status();
-    absl::StatusOr<Value> value = ToValue(*field, path.text());
-    if (!value.ok()) return value.status();
-    if (mapping.operation == Operation::kDelete) {
-      key.push_back(*std::move(value));
-    } else {
-      mutation.Set(column, *std::move(value));
-    }
-  }
-  if (mapping.operation == Operation::kDelete) mutation.Key(std::move(key));
-  return std::optional<Mutation>(std::move(mutation));
-}
 
 // `project`, `instance` and `database` (short ids, as every connector names
 // its destination). A full resource name in `database` is the old spelling:
@@ -238,12 +139,20 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> SpannerSink(
   auto shared = std::make_shared<const MutationMapping>(*std::move(mapping));
   return std::make_shared<spanner::SpannerSink<Record>>(
       sink,
-      [shared](const Record& record, const WriterContext& context)
-          -> absl::StatusOr<std::optional<Mutation>> {
-        auto mutation = ToMutation(*shared, record, context);
-        if (!mutation.ok()) return WithRecord(mutation.status(), record);
-        return mutation;
-      },
+      spanner::SpannerSerializer<Record>(
+          [shared](const Record& record, const WriterContext& context)
+              -> absl::StatusOr<std::optional<Mutation>> {
+            auto mutation = ToMutation(*shared, record, context);
+            if (!mutation.ok()) return WithRecord(mutation.status(), record);
+            return mutation;
+          },
+          // Most records skip the typed Mutation (a per-record cost of
+          // pipeline files); it is built when a write fails.
+          [shared](const Record& record, const WriterContext& context,
+                   const spanner::SchemaCatalog& catalog,
+                   google::protobuf::Arena& arena) {
+            return EncodeWire(*shared, record, context, catalog, arena);
+          }),
       MakeFailureHandlerFactory<spanner::SpannerFailedElement>(
           *std::move(handler)));
 }

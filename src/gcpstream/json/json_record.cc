@@ -126,10 +126,14 @@ std::optional<uint32_t> JsonRecord::Child(uint32_t at,
     first = at + 1;
     end = members_[at].next;
   }
-  if (ValueAt(at).type() != JsonType::kObject) return std::nullopt;
+  // Only an object's members follow it in the index (arrays are not
+  // indexed), so any other value has none: no type check is needed.
   std::optional<uint32_t> found;
   for (size_t i = first; i < end; i = members_[i].next) {
-    if (KeyOf(members_[i]) == name) found = static_cast<uint32_t>(i);
+    const Member& member = members_[i];
+    if (member.key_size == name.size() && KeyOf(member) == name) {
+      found = static_cast<uint32_t>(i);  // The last of duplicates wins.
+    }
   }
   return found;
 }

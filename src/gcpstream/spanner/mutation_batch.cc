@@ -4,6 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
+#include "spdlog/spdlog.h"
 
 namespace gcpstream::spanner {
 namespace {
@@ -27,10 +28,34 @@ std::string KeyString(absl::string_view table,
   return out;
 }
 
+// The operation and table of `proto`, as a typed mutation without values.
+Mutation SkeletonOf(const google::spanner::v1::Mutation& proto,
+                    const std::string& table) {
+  if (proto.has_insert()) return Mutation::Insert(table);
+  if (proto.has_update()) return Mutation::Update(table);
+  if (proto.has_insert_or_update()) return Mutation::InsertOrUpdate(table);
+  if (proto.has_replace()) return Mutation::Replace(table);
+  return Mutation::Delete(table);
+}
+
 }  // namespace
 
-MutationBatch::Candidate MutationBatch::Prepare(PendingMutation pending) const {
-  const TableSchema* table = catalog_->FindTable(pending.mutation.table());
+const Mutation& PendingMutation::typed() const {
+  if (mutation.has_value()) return *mutation;
+  absl::StatusOr<Mutation> built =
+      build_typed ? build_typed()
+                  : absl::InternalError("no typed form was kept");
+  if (built.ok()) return mutation.emplace(*std::move(built));
+  // The serializer encoded this mutation, so it builds its typed form too:
+  // this is a defect. The failure still names the table and operation.
+  const TableSchema& table = *encoded.table;
+  spdlog::error("the typed form of a mutation of {} could not be rebuilt: {}",
+                table.QualifiedName(), built.status().ToString());
+  return mutation.emplace(SkeletonOf(*encoded.proto, table.QualifiedName()));
+}
+
+MutationBatch::Candidate MutationBatch::Prepare(PendingMutation pending) {
+  const TableSchema* table = pending.encoded.table;
   Candidate candidate{std::move(pending), std::nullopt, table};
   const google::spanner::v1::Mutation& proto = *candidate.pending.encoded.proto;
   absl::InlinedVector<KeyParts, 1> keys;

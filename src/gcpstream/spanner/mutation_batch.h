@@ -2,6 +2,7 @@
 #define GCPSTREAM_SPANNER_MUTATION_BATCH_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,19 +10,29 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/status/statusor.h"
 #include "gcpstream/spanner/schema_catalog.h"
 #include "gcpstream/spanner/spanner_mutation.h"
 
 namespace gcpstream::spanner {
 
-// A mutation as the user built it and as it goes on the wire.
+// Builds the typed form of a mutation its serializer encoded directly.
+using TypedMutationBuilder = std::function<absl::StatusOr<Mutation>()>;
+
+// A mutation as it goes on the wire, and as the user built it.
 struct PendingMutation {
-  Mutation mutation;
+  // Absent when the serializer encoded the wire form itself (pipeline
+  // files): then typed() builds it, only if the write fails.
+  mutable std::optional<Mutation> mutation;
   EncodedMutation encoded;
   // The BatchWrite mutation group it shares with the other mutations of its
   // interleave hierarchy's root key (applied together, in order); empty for
   // a group of its own.
   std::string group = {};
+  TypedMutationBuilder build_typed = {};
+
+  // What a failure reports: the typed mutation (see Mutation::ToJson).
+  const Mutation& typed() const;
 };
 
 struct MutationBatchLimits {
@@ -46,8 +57,7 @@ struct MutationBatchLimits {
 // whole key, a delete spanning root keys) seals the batch: nothing joins it.
 class MutationBatch {
  public:
-  MutationBatch(MutationBatchLimits limits, const SchemaCatalog& catalog)
-      : limits_(limits), catalog_(&catalog) {}
+  explicit MutationBatch(MutationBatchLimits limits) : limits_(limits) {}
 
   // The keys a mutation touches, as comparable strings (one for a write).
   using KeyStrings = absl::InlinedVector<std::string, 1>;
@@ -57,7 +67,7 @@ class MutationBatch {
     std::optional<KeyStrings> keys;
     const TableSchema* table = nullptr;
   };
-  Candidate Prepare(PendingMutation pending) const;
+  static Candidate Prepare(PendingMutation pending);
   // False when the open batch must be sent before `candidate` joins it:
   // it would pass a limit or touch a key already in the batch. An empty
   // batch takes anything (a mutation over the limits is sent alone).
@@ -88,7 +98,6 @@ class MutationBatch {
   static std::unique_ptr<google::protobuf::Arena> NewArena();
 
   MutationBatchLimits limits_;
-  const SchemaCatalog* catalog_;
   std::unique_ptr<google::protobuf::Arena> arena_ = NewArena();
   std::vector<PendingMutation> entries_;
   // Key -> its group ("" for a group of its own).

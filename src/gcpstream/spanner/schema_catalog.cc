@@ -13,6 +13,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/civil_time.h"
 #include "absl/time/time.h"
+#include "gcpstream/spanner/wire_write.h"
 
 namespace gcpstream::spanner {
 namespace {
@@ -305,7 +306,7 @@ namespace {
 // NUMERIC, JSON, BYTES as base64), as records from JSON carry them: checked
 // here, so a bad value is refused for its record rather than by the
 // service for the whole batch.
-bool EncodeText(const std::string& text, TypeCode code,
+bool EncodeText(absl::string_view text, TypeCode code,
                 google::protobuf::Value* out) {
   switch (code) {
     case TypeCode::kDate: {
@@ -338,17 +339,17 @@ bool EncodeText(const std::string& text, TypeCode code,
           (dot != absl::string_view::npos && fraction.empty())) {
         return false;
       }
-      out->set_string_value(text);
+      out->set_string_value(text.data(), text.size());
       return true;
     }
     case TypeCode::kJson:
-      if (!nlohmann::json::accept(text)) return false;
-      out->set_string_value(text);
+      if (!nlohmann::json::accept(text.begin(), text.end())) return false;
+      out->set_string_value(text.data(), text.size());
       return true;
     case TypeCode::kBytes: {
       std::string raw;
       if (!absl::Base64Unescape(text, &raw)) return false;
-      out->set_string_value(text);
+      out->set_string_value(text.data(), text.size());
       return true;
     }
     default:
@@ -443,8 +444,94 @@ absl::Status EncodeForColumn(const Value& value, const ColumnType& type,
   return absl::OkStatus();
 }
 
+bool EncodeTextForColumn(absl::string_view text, const ColumnType& type,
+                         google::protobuf::Value* out) {
+  if (!type.supported || type.code == TypeCode::kArray) return false;
+  if (type.code == TypeCode::kString) {
+    out->set_string_value(text.data(), text.size());
+    return true;
+  }
+  return EncodeText(text, type.code, out);
+}
+
+namespace {
+
+absl::StatusOr<EncodedMutation> EncodeDelete(const Mutation& mutation,
+                                             const TableSchema* table,
+                                             google::protobuf::Arena& arena) {
+  EncodedMutation out;
+  out.table = table;
+  out.proto =
+      google::protobuf::Arena::CreateMessage<google::spanner::v1::Mutation>(
+          &arena);
+  auto& del = *out.proto->mutable_delete_();
+  del.set_table(table->QualifiedName());
+  if (mutation.keys().empty() && mutation.ranges().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a delete of ", table->QualifiedName(), " names no key or range"));
+  }
+  auto encode_key = [&](const std::vector<Value>& key, bool prefix_ok,
+                        google::protobuf::ListValue& into) -> absl::Status {
+    if (key.size() > table->primary_key.size() ||
+        (!prefix_ok && key.size() != table->primary_key.size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a key of ", table->QualifiedName(), " has ", key.size(),
+          " parts; the primary key has ", table->primary_key.size()));
+    }
+    for (size_t i = 0; i < key.size(); ++i) {
+      const ColumnInfo& column = table->columns[table->primary_key[i]];
+      if (absl::Status part = EncodeForColumn(key[i], column.type, "key column",
+                                              table->QualifiedName(),
+                                              column.name, into.add_values());
+          !part.ok()) {
+        return part;
+      }
+    }
+    return absl::OkStatus();
+  };
+  for (const auto& key : mutation.keys()) {
+    if (absl::Status s =
+            encode_key(key, false, *del.mutable_key_set()->add_keys());
+        !s.ok()) {
+      return s;
+    }
+  }
+  for (const KeyRange& range : mutation.ranges()) {
+    auto& r = *del.mutable_key_set()->add_ranges();
+    absl::Status s = encode_key(range.start, true,
+                                range.start_closed ? *r.mutable_start_closed()
+                                                   : *r.mutable_start_open());
+    s.Update(encode_key(
+        range.end, true,
+        range.end_closed ? *r.mutable_end_closed() : *r.mutable_end_open()));
+    if (!s.ok()) return s;
+  }
+  const auto entries =
+      static_cast<int64_t>(mutation.keys().size() + mutation.ranges().size());
+  out.cells = entries * (1 + table->secondary_indexes);
+  out.bytes = static_cast<int64_t>(out.proto->ByteSizeLong());
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
     const Mutation& mutation, google::protobuf::Arena& arena) const {
+  if (mutation.operation() != Operation::kDelete) {
+    std::optional<WireWrite> write =
+        WireWrite::Start(*this, mutation.table(), mutation.operation(),
+                         mutation.columns().size(), arena);
+    if (write.has_value()) {
+      for (size_t i = 0; i < mutation.columns().size(); ++i) {
+        if (absl::Status added =
+                write->Add(mutation.columns()[i], mutation.values()[i]);
+            !added.ok()) {
+          return added;
+        }
+      }
+      return std::move(*write).Finish();
+    }
+  }
   const TableSchema* table = FindTable(mutation.table());
   if (table == nullptr) {
     return absl::NotFoundError(absl::StrCat(
@@ -452,101 +539,7 @@ absl::StatusOr<EncodedMutation> SchemaCatalog::Encode(
         "' is not in the database (INFORMATION_SCHEMA, read when the writer "
         "opened); check the table name, or restart the job after the DDL"));
   }
-  EncodedMutation out;
-  out.proto =
-      google::protobuf::Arena::CreateMessage<google::spanner::v1::Mutation>(
-          &arena);
-  if (mutation.operation() == Operation::kDelete) {
-    auto& del = *out.proto->mutable_delete_();
-    del.set_table(table->QualifiedName());
-    if (mutation.keys().empty() && mutation.ranges().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a delete of ", table->QualifiedName(), " names no key or range"));
-    }
-    auto encode_key = [&](const std::vector<Value>& key, bool prefix_ok,
-                          google::protobuf::ListValue& into) -> absl::Status {
-      if (key.size() > table->primary_key.size() ||
-          (!prefix_ok && key.size() != table->primary_key.size())) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "a key of ", table->QualifiedName(), " has ", key.size(),
-            " parts; the primary key has ", table->primary_key.size()));
-      }
-      for (size_t i = 0; i < key.size(); ++i) {
-        const ColumnInfo& column = table->columns[table->primary_key[i]];
-        if (absl::Status part = EncodeForColumn(
-                key[i], column.type, "key column", table->QualifiedName(),
-                column.name, into.add_values());
-            !part.ok()) {
-          return part;
-        }
-      }
-      return absl::OkStatus();
-    };
-    for (const auto& key : mutation.keys()) {
-      if (absl::Status s =
-              encode_key(key, false, *del.mutable_key_set()->add_keys());
-          !s.ok()) {
-        return s;
-      }
-    }
-    for (const KeyRange& range : mutation.ranges()) {
-      auto& r = *del.mutable_key_set()->add_ranges();
-      absl::Status s = encode_key(range.start, true,
-                                  range.start_closed ? *r.mutable_start_closed()
-                                                     : *r.mutable_start_open());
-      s.Update(encode_key(
-          range.end, true,
-          range.end_closed ? *r.mutable_end_closed() : *r.mutable_end_open()));
-      if (!s.ok()) return s;
-    }
-    const auto entries =
-        static_cast<int64_t>(mutation.keys().size() + mutation.ranges().size());
-    out.cells = entries * (1 + table->secondary_indexes);
-    out.bytes = static_cast<int64_t>(out.proto->ByteSizeLong());
-    return out;
-  }
-  google::spanner::v1::Mutation::Write* write = nullptr;
-  switch (mutation.operation()) {
-    case Operation::kInsert:
-      write = out.proto->mutable_insert();
-      break;
-    case Operation::kUpdate:
-      write = out.proto->mutable_update();
-      break;
-    case Operation::kInsertOrUpdate:
-      write = out.proto->mutable_insert_or_update();
-      break;
-    case Operation::kReplace:
-    case Operation::kDelete:  // Handled above.
-      write = out.proto->mutable_replace();
-      break;
-  }
-  write->set_table(table->QualifiedName());
-  if (mutation.columns().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a ", OperationName(mutation.operation()), " of ",
-                     table->QualifiedName(), " sets no column"));
-  }
-  auto& row = *write->add_values();
-  for (size_t i = 0; i < mutation.columns().size(); ++i) {
-    const ColumnInfo* column = table->Find(mutation.columns()[i]);
-    if (column == nullptr) {
-      return absl::NotFoundError(
-          absl::StrCat("column '", mutation.columns()[i], "' is not in table ",
-                       table->QualifiedName(),
-                       " (INFORMATION_SCHEMA, read when the writer opened)"));
-    }
-    if (absl::Status value = EncodeForColumn(mutation.values()[i], column->type,
-                                             "column", table->QualifiedName(),
-                                             column->name, row.add_values());
-        !value.ok()) {
-      return value;
-    }
-    write->add_columns(column->name);
-    out.cells += 1 + column->index_count;
-  }
-  out.bytes = static_cast<int64_t>(out.proto->ByteSizeLong());
-  return out;
+  return EncodeDelete(mutation, table, arena);
 }
 
 }  // namespace gcpstream::spanner

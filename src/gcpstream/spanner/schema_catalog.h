@@ -80,6 +80,9 @@ struct EncodedMutation {
   // costs one per key or range plus one per secondary index of the table.
   int64_t cells = 0;
   int64_t bytes = 0;  // Serialized size of `proto`.
+  // The catalog's table the mutation writes (null when it failed to
+  // encode).
+  const TableSchema* table = nullptr;
 };
 
 // The tables of one database, read once when a writer opens.
@@ -138,6 +141,11 @@ absl::Status EncodeForColumn(const Value& value, const ColumnType& type,
                              absl::string_view what, absl::string_view table,
                              absl::string_view column,
                              google::protobuf::Value* out);
+
+// EncodeForColumn of Value::String(text), without the copy into a Value:
+// false where that returns an error.
+bool EncodeTextForColumn(absl::string_view text, const ColumnType& type,
+                         google::protobuf::Value* out);
 
 }  // namespace gcpstream::spanner
 

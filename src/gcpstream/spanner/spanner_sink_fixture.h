@@ -149,7 +149,7 @@ class SpannerSinkTest : public ::testing::Test {
   // A writer of T whose failure handler records into failures_.
   template <typename T>
   absl::StatusOr<std::unique_ptr<runtime::SinkWriter<T>>> WriterOf(
-      const SpannerSinkOptions& options, MutationSerializer<T> serializer) {
+      const SpannerSinkOptions& options, SpannerSerializer<T> serializer) {
     SpannerSink<T> sink(options, std::move(serializer),
                         ::gcpstream::testing::RecordingFactory(failures_));
     runtime::SinkWriterContext context;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gcpstream/spanner/spanner_sink_fixture.h"
+#include "gcpstream/spanner/wire_write.h"
 
 namespace gcpstream::spanner {
 namespace {
@@ -68,6 +69,71 @@ TEST_F(SpannerSinkTest, BatchWriteDecidesEachGroupAndResendsOnlyUndecided) {
   EXPECT_EQ(Metric("mutations_retried"), "2");
   EXPECT_EQ(Metric("batches_sent"), "2");
   EXPECT_EQ(Metric("spanner_errors_aborted"), "1");
+  (*writer)->Close();
+}
+
+// A serializer with a wire encoder: the typed mutation is built for the
+// writes that fail, and only for them; one whose typed form cannot be
+// rebuilt (a defect of the serializer) is still reported by table and
+// operation.
+TEST_F(SpannerSinkTest, WireEncodedWritesBuildTheTypedMutationOnlyToReport) {
+  std::vector<BatchWriteResponse> answers = {GroupStatus({0, 2}, 0),
+                                             GroupStatus({1}, 6, "Row exists"),
+                                             GroupStatus({3}, 6, "Row exists")};
+  server_->Enqueue(
+      kBatchWrite,
+      Always(RespondStream({answers.data(), &answers[1], &answers[2]})));
+  auto typed_built = std::make_shared<std::vector<int64_t>>();
+  SpannerSerializer<Row> serializer(
+      [typed_built](const Row& row, const WriterContext&)
+          -> absl::StatusOr<std::optional<Mutation>> {
+        typed_built->push_back(row.id);
+        if (row.id == 3) return absl::InternalError("cannot");
+        return Mutation::InsertOrUpdate("Orders")
+            .Set("OrderId", Value::Int64(row.id))
+            .Set("Amount", Value::Int64(row.amount));
+      },
+      [](const Row& row, const WriterContext&, const SchemaCatalog& catalog,
+         google::protobuf::Arena& arena) -> std::optional<EncodedMutation> {
+        auto write = WireWrite::Start(catalog, "Orders",
+                                      Operation::kInsertOrUpdate, 2, arena);
+        if (!write.has_value() ||
+            !write->Add("OrderId", Value::Int64(row.id)).ok() ||
+            !write->Add("Amount", Value::Int64(row.amount)).ok()) {
+          return std::nullopt;
+        }
+        absl::StatusOr<EncodedMutation> encoded = std::move(*write).Finish();
+        if (!encoded.ok()) return std::nullopt;
+        return *encoded;
+      });
+  auto writer = WriterOf<Row>(Options(), std::move(serializer));
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  for (int64_t id = 0; id < 4; ++id) {
+    ASSERT_TRUE(Write(**writer, Row{id, id * 10}).ok());
+  }
+  EXPECT_TRUE(typed_built->empty());
+  ASSERT_TRUE((*writer)->Flush(false).ok());
+  ASSERT_EQ(BatchWrites().size(), 1U);
+  EXPECT_EQ(BatchWrites()[0]
+                .mutation_groups(1)
+                .mutations(0)
+                .insert_or_update()
+                .values(0)
+                .values(0)
+                .string_value(),
+            "1");
+  EXPECT_EQ(*typed_built, (std::vector<int64_t>{1, 3}));
+  ASSERT_EQ(failures_->size(), 2U);
+  EXPECT_EQ(*(*failures_)[0].payload,
+            R"({"columns":{"Amount":"10","OrderId":"1"},)"
+            R"("operation":"insert-or-update","table":"Orders"})");
+  ASSERT_TRUE((*failures_)[0].mutation.has_value());
+  EXPECT_EQ((*failures_)[0].mutation->values()[0], Value::Int64(1));
+  EXPECT_EQ(
+      *(*failures_)[1].payload,
+      R"({"columns":{},"operation":"insert-or-update","table":"Orders"})");
+  EXPECT_EQ(Metric("records_written"), "2");
+  EXPECT_EQ(Metric("records_routed"), "2");
   (*writer)->Close();
 }
 

@@ -25,8 +25,7 @@ std::string FormatTimestamp(absl::Time time) {
 
 // Spanner wants non-finite floats as strings.
 template <typename F>
-google::protobuf::Value FloatProto(F v) {
-  google::protobuf::Value out;
+void SetFloat(F v, google::protobuf::Value& out) {
   if (std::isnan(v)) {
     out.set_string_value("NaN");
   } else if (std::isinf(v)) {
@@ -34,7 +33,6 @@ google::protobuf::Value FloatProto(F v) {
   } else {
     out.set_number_value(static_cast<double>(v));
   }
-  return out;
 }
 
 }  // namespace
@@ -114,9 +112,12 @@ void Value::ToProto(google::protobuf::Value* out_ptr) const {
   std::visit(Overloaded{
                  [&](const Null&) { out.set_null_value({}); },
                  [&](bool v) { out.set_bool_value(v); },
-                 [&](int64_t v) { out.set_string_value(absl::StrCat(v)); },
-                 [&](float v) { out = FloatProto(v); },
-                 [&](double v) { out = FloatProto(v); },
+                 [&](int64_t v) {
+                   const absl::AlphaNum digits(v);  // No heap string.
+                   out.set_string_value(digits.data(), digits.size());
+                 },
+                 [&](float v) { SetFloat(v, out); },
+                 [&](double v) { SetFloat(v, out); },
                  [&](const Numeric& v) { out.set_string_value(v.text); },
                  [&](const std::string& v) { out.set_string_value(v); },
                  [&](const Bytes& v) {

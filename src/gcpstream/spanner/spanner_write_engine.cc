@@ -78,8 +78,7 @@ absl::Status SpannerWriteEngine::Init(const runtime::SinkWriterContext& context,
   batch_.emplace(
       MutationBatchLimits{.max_cells = options_.max_batch_cells,
                           .max_mutations = options_.max_batch_mutations,
-                          .max_bytes = options_.max_batch_bytes},
-      *catalog_);
+                          .max_bytes = options_.max_batch_bytes});
   return absl::OkStatus();
 }
 
@@ -134,8 +133,21 @@ absl::Status SpannerWriteEngine::Write(Mutation mutation,
                                   encoded.status().message())),
                  /*attempts=*/1);
   }
-  MutationBatch::Candidate candidate = batch_->Prepare(
-      PendingMutation{std::move(mutation), *std::move(encoded)});
+  return Enqueue(PendingMutation{std::move(mutation), *std::move(encoded)});
+}
+
+absl::Status SpannerWriteEngine::WriteEncoded(
+    EncodedMutation encoded, TypedMutationBuilder build_typed) {
+  if (core_.failed()) return core_.failure();
+  return Enqueue(PendingMutation{.mutation = std::nullopt,
+                                 .encoded = encoded,
+                                 .group = {},
+                                 .build_typed = std::move(build_typed)});
+}
+
+absl::Status SpannerWriteEngine::Enqueue(PendingMutation pending) {
+  MutationBatch::Candidate candidate =
+      MutationBatch::Prepare(std::move(pending));
   if (!batch_->Fits(candidate)) {
     if (absl::Status sent = Send(batch_->TakeBefore(candidate)); !sent.ok()) {
       return sent;
@@ -356,8 +368,8 @@ absl::Status SpannerWriteEngine::Refused(const PendingMutation& pending,
   return absl::Status(
       status.code(),
       absl::StrCat(options_.name, ": Spanner refused the ",
-                   OperationName(pending.mutation.operation()), " of ",
-                   pending.mutation.table(), ": ", status.message(),
+                   OperationName(pending.typed().operation()), " of ",
+                   pending.typed().table(), ": ", status.message(),
                    RefusalNote(status.code())));
 }
 
@@ -395,12 +407,12 @@ absl::Status SpannerWriteEngine::Route(const PendingMutation& pending,
   failed.destination = options_.database.ResourceName();
   failed.status = status;
   failed.attempts = attempts;
-  failed.payload = pending.mutation.ToJson().dump(
+  failed.payload = pending.typed().ToJson().dump(
       -1, ' ', false, nlohmann::json::error_handler_t::replace);
   failed.attributes = {
-      {"table", pending.mutation.table()},
-      {"operation", OperationName(pending.mutation.operation())}};
-  failed.mutation = pending.mutation;
+      {"table", pending.typed().table()},
+      {"operation", OperationName(pending.typed().operation())}};
+  failed.mutation = pending.typed();
   return core_.Route(failed);
 }
 

@@ -60,6 +60,14 @@ class SpannerWriteEngine {
   // mutation would push it past a limit or touches a key already in it.
   absl::Status Write(Mutation mutation, const connector::NoDestination&,
                      const WriterContext& context);
+  // What a serializer that encodes records itself writes against: the
+  // schema, and the open batch's arena (the proto must be allocated there).
+  const SchemaCatalog& catalog() const { return *catalog_; }
+  google::protobuf::Arena& arena() { return batch_->arena(); }
+  // Write() of a mutation the serializer encoded itself on arena();
+  // `build_typed` builds its typed form, should the write fail.
+  absl::Status WriteEncoded(EncodedMutation encoded,
+                            TypedMutationBuilder build_typed);
   absl::Status RouteSerializationFailure(const connector::NoDestination&,
                                          const absl::Status& status,
                                          const WriterContext& context) {
@@ -94,6 +102,9 @@ class SpannerWriteEngine {
                     std::unique_ptr<Handler> handler);
   absl::Status RegisterMetrics();
   connector::RetryContext RetryContext() const;
+  // Batches an encoded mutation (sending the open batch first when it does
+  // not fit).
+  absl::Status Enqueue(PendingMutation pending);
   absl::Status SendBatch();
   // Sends a taken batch; its arena lives until the batch is decided.
   absl::Status Send(MutationBatch::Taken batch);
