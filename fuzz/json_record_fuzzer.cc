@@ -1,8 +1,9 @@
 // libFuzzer target: JsonRecord::Parse on any bytes, checked against
 // nlohmann::json as a reference. Whatever one accepts the other must
 // accept (except nesting beyond JsonRecord's documented 1024 levels), and
-// every member reachable through objects must read the same. See
-// scripts/fuzz.sh.
+// every member reachable through objects must read the same. The record
+// scanner must also accept exactly what simdjson (ExplainInvalid) accepts.
+// See scripts/fuzz.sh.
 
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "gcpstream/json/json_record.h"
+#include "gcpstream/json/json_scan.h"
+#include "gcpstream/json/padded_bytes.h"
+#include "gcpstream/json/simdjson_validate.h"
 
 namespace {
 
@@ -94,6 +98,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   const absl::StatusOr<JsonRecord> record = JsonRecord::Parse(text);
   const nlohmann::json tree = nlohmann::json::parse(text, nullptr, false);
+  {
+    // The scanner against simdjson, on the text Parse() scans.
+    const gcpstream::json::PaddedBytes padded =
+        gcpstream::json::PaddedBytes::Copy(text);
+    absl::string_view view = padded.view();
+    const size_t begin = gcpstream::json::scan::SkipWhitespace(view, 0);
+    size_t end = view.size();
+    while (end > begin && gcpstream::json::scan::IsWhitespace(view[end - 1])) {
+      --end;
+    }
+    view = view.substr(begin, end - begin);
+    const bool simdjson_accepts =
+        !view.empty() && gcpstream::json::ExplainInvalid(view).ok();
+    Expect(record.ok() == simdjson_accepts || Depth(text) > 1000);
+  }
   if (!record.ok()) {
     // nlohmann has no depth limit, and takes a NUL byte for the end of the
     // input; a bracket count over-estimates depth (brackets inside

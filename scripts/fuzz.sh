@@ -22,6 +22,7 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer
 libs=($(pkg-config --libs absl_status absl_statusor absl_strings \
   absl_time absl_str_format) -lsimdjson)
 json_sources=(src/gcpstream/json/json_record.cc src/gcpstream/json/json_scan.cc
+              src/gcpstream/json/record_scanner.cc src/gcpstream/json/simdjson_validate.cc
               src/gcpstream/json/json_value.cc src/gcpstream/json/padded_bytes.cc)
 build() {  # NAME SOURCES...
   local name=$1

@@ -5,47 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "gcpstream/json/json_scan.h"
-#include "simdjson.h"
+#include "gcpstream/json/record_scanner.h"
+#include "gcpstream/json/simdjson_validate.h"
 
 namespace gcpstream::json {
 namespace {
 
-// simdjson's default, kept on every path so that indexing (recursive per
-// object) stays shallow.
-constexpr size_t kMaxDepth = simdjson::DEFAULT_MAX_DEPTH;
-
 // The default record's text, padded like every record's (not allocated:
 // Parse() starts from a default record).
 constexpr char kNull[4 + PaddedBytes::kPadding] = "null";
-
-// One validating parser per thread, reused: it keeps its buffers sized to
-// the largest record seen.
-simdjson::dom::parser& ThreadParser() {
-  thread_local simdjson::dom::parser parser;
-  return parser;
-}
-
-absl::Status Validate(absl::string_view text) {
-  simdjson::dom::element ignored;
-  const simdjson::error_code error =
-      ThreadParser()
-          .parse(text.data(), text.size(), /*realloc_if_needed=*/false)
-          .get(ignored);
-  if (error == simdjson::SUCCESS) return absl::OkStatus();
-  // simdjson refuses whole numbers beyond 64 bits; JSON allows them, and a
-  // record holding one is valid (its value reads as a double). Numbers
-  // beyond a double's range stay refused. nlohmann stops reading at a NUL
-  // byte, which valid JSON never holds.
-  if (error == simdjson::NUMBER_ERROR &&
-      text.find('\0') == absl::string_view::npos &&
-      nlohmann::json::accept(text.begin(), text.end())) {
-    if (scan::MaxDepth(text) <= kMaxDepth) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        "not one JSON value: nested deeper than 1024 levels");
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("not one JSON value: ", simdjson::error_message(error)));
-}
 
 }  // namespace
 
@@ -63,11 +31,17 @@ absl::StatusOr<JsonRecord> JsonRecord::Parse(PaddedBytes text) {
     return absl::InvalidArgumentError("not one JSON value: larger than 4 GiB");
   }
   view = view.substr(begin, end - begin);
-  if (absl::Status valid = Validate(view); !valid.ok()) return valid;
   JsonRecord record;
+  if (!ScanRecord(view, record.members_, record.escaped_keys_)) {
+    // simdjson says what is wrong; the scanner refuses the same texts.
+    absl::Status refused = ExplainInvalid(view);
+    if (refused.ok()) {
+      refused = absl::InvalidArgumentError("not one JSON value");
+    }
+    return refused;
+  }
   record.bytes_ = std::move(text);
   record.text_ = view;
-  if (view.front() == '{') record.IndexObject(0);
   return record;
 }
 
@@ -76,39 +50,6 @@ JsonRecord JsonRecord::FromTree(const nlohmann::json& value) {
       value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   // A tree always dumps to valid JSON.
   return record.ok() ? *std::move(record) : JsonRecord();
-}
-
-size_t JsonRecord::IndexObject(size_t open) {
-  const absl::string_view text = text_;
-  size_t at = scan::SkipWhitespace(text, open + 1);
-  while (at < text.size() && text[at] != '}') {
-    const size_t key_end = scan::StringEnd(text, at);
-    Member member;
-    member.key_offset = static_cast<uint32_t>(at + 1);
-    member.key_size = static_cast<uint32_t>(key_end - at - 1);
-    const absl::string_view key = text.substr(at + 1, key_end - at - 1);
-    if (std::memchr(key.data(), '\\', key.size()) != nullptr) {
-      member.key_escaped = true;
-      member.key_offset = static_cast<uint32_t>(escaped_keys_.size());
-      AppendUnescaped(key, escaped_keys_);
-      member.key_size =
-          static_cast<uint32_t>(escaped_keys_.size() - member.key_offset);
-    }
-    at = scan::SkipWhitespace(text, key_end + 1);  // At ':'.
-    const size_t value = scan::SkipWhitespace(text, at + 1);
-    const size_t index = members_.size();
-    members_.push_back(member);
-    const size_t value_end =
-        text[value] == '{' ? IndexObject(value) : scan::ValueEnd(text, value);
-    members_[index].value_offset = static_cast<uint32_t>(value);
-    members_[index].value_size = static_cast<uint32_t>(value_end - value);
-    members_[index].next = static_cast<uint32_t>(members_.size());
-    at = scan::SkipWhitespace(text, value_end);
-    if (at < text.size() && text[at] == ',') {
-      at = scan::SkipWhitespace(text, at + 1);
-    }
-  }
-  return at + 1;
 }
 
 absl::string_view JsonRecord::KeyOf(const Member& member) const {

@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "gcpstream/json/json_value.h"
 #include "gcpstream/json/padded_bytes.h"
+#include "gcpstream/json/record_scanner.h"
 
 namespace gcpstream::json {
 
@@ -23,7 +24,8 @@ namespace gcpstream::json {
 //
 // Accepted: RFC 8259 JSON in UTF-8. Duplicate keys are kept and the last
 // one wins on lookup; a whole number beyond uint64 is a kFloat. Refused:
-// invalid UTF-8, nesting deeper than 1024, anything after the value.
+// invalid UTF-8, more than 1023 levels of non-empty arrays or objects,
+// anything after the value.
 class JsonRecord {
  public:
   // The members of the root object (when the root is one) are children of
@@ -59,24 +61,13 @@ class JsonRecord {
   nlohmann::json Tree() const;
 
  private:
-  struct Member {
-    uint32_t key_offset = 0;  // In text_, or in escaped_keys_.
-    uint32_t key_size = 0;
-    uint32_t value_offset = 0;
-    uint32_t value_size = 0;
-    uint32_t next = 0;  // The index after this member's own members.
-    bool key_escaped = false;
-  };
+  using Member = IndexedMember;
 
-  size_t IndexObject(size_t open);
   absl::string_view KeyOf(const Member& member) const;
 
   PaddedBytes bytes_;
   absl::string_view text_;
-  // Inline room for the members of a typical record: indexing one then
-  // allocates nothing (four allocations per 5-member record otherwise,
-  // about 7% of a json-lines -> Pub/Sub record's cost).
-  absl::InlinedVector<Member, 8> members_;
+  MemberIndex members_;
   std::string escaped_keys_;  // Keys with escapes, decoded (rare).
 };
 
