@@ -139,16 +139,26 @@ class Scanner {
         member.value_size = static_cast<uint32_t>(at_ - value);
         member.next = static_cast<uint32_t>(members_.size());
       }
-      SkipWhitespace();
-      if (at_ >= size_) return false;
-      if (text_[at_] == '}') {
-        ++at_;
-        return true;
+      if (const After after = Separator('}'); after != After::kNext) {
+        return after == After::kClosed;
       }
-      if (text_[at_] != ',') return false;
-      ++at_;
-      SkipWhitespace();
     }
+  }
+
+  enum class After { kNext, kClosed, kInvalid };
+  // What follows an object's member or an array's element: a comma (and
+  // whitespace) before the next one, or `close`.
+  After Separator(char close) {
+    SkipWhitespace();
+    if (at_ >= size_) return After::kInvalid;
+    if (text_[at_] == close) {
+      ++at_;
+      return After::kClosed;
+    }
+    if (text_[at_] != ',') return After::kInvalid;
+    ++at_;
+    SkipWhitespace();
+    return After::kNext;
   }
 
   // Elements are validated, not indexed: field paths do not look into
@@ -163,15 +173,9 @@ class Scanner {
     if (++depth > kMaxNesting) return false;
     while (true) {
       if (!Value(/*index=*/false, depth)) return false;
-      SkipWhitespace();
-      if (at_ >= size_) return false;
-      if (text_[at_] == ']') {
-        ++at_;
-        return true;
+      if (const After after = Separator(']'); after != After::kNext) {
+        return after == After::kClosed;
       }
-      if (text_[at_] != ',') return false;
-      ++at_;
-      SkipWhitespace();
     }
   }
 
