@@ -20,7 +20,7 @@
 #include "gcpstream/pubsub/pubsub_emulator_test_util.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
-#include "google/pubsub/v1/pubsub.grpc.pb.h"
+#include "google/pubsub/v1/pubsub.pb.h"
 #include "gtest/gtest.h"
 
 namespace gcpstream::config {
@@ -218,16 +218,14 @@ TEST_F(PubSubConnectorsTest, DeadLettersCanGoToAPubSubTopic) {
 
 TEST_F(PubSubConnectorsTest, ASourceFeedsAFileSink) {
   Subscribe("events", "events-sub");
-  auto publisher = google::pubsub::v1::Publisher::NewStub(channel_);
-  google::pubsub::v1::PublishRequest request;
-  request.set_topic(absl::StrCat("projects/", kProject, "/topics/events"));
+  std::vector<google::pubsub::v1::PubsubMessage> messages(51);
   for (int i = 0; i < 50; ++i) {
-    request.add_messages()->set_data(absl::StrCat("{\"n\":", i, "}"));
+    messages[i].set_data(absl::StrCat("{\"n\":", i, "}"));
   }
-  request.add_messages()->set_data("not json");
-  grpc::ClientContext context;
-  google::pubsub::v1::PublishResponse response;
-  ASSERT_TRUE(publisher->Publish(&context, request, &response).ok());
+  messages[50].set_data("not json");
+  ASSERT_TRUE(
+      pubsub::testing::PublishMessages(channel_, kProject, "events", messages)
+          .ok());
   const std::string yaml = absl::StrCat(
       "name: read\n"
       "checkpoint-interval: 100ms\n"

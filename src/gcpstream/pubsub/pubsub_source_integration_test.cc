@@ -84,17 +84,14 @@ class PubSubSourceIntegrationTest : public ::testing::Test {
 
   void Publish(const std::string& topic, int from, int to,
                const std::string& prefix = "") {
-    auto publisher = google::pubsub::v1::Publisher::NewStub(channel_);
-    for (int first = from; first < to; first += 500) {
-      google::pubsub::v1::PublishRequest request;
-      request.set_topic(absl::StrCat("projects/", kProject, "/topics/", topic));
-      for (int i = first; i < std::min(to, first + 500); ++i) {
-        request.add_messages()->set_data(absl::StrCat(prefix, i));
-      }
-      grpc::ClientContext context;
-      google::pubsub::v1::PublishResponse response;
-      ASSERT_TRUE(publisher->Publish(&context, request, &response).ok());
+    std::vector<google::pubsub::v1::PubsubMessage> messages(to - from);
+    for (int i = from; i < to; ++i) {
+      messages[i - from].set_data(absl::StrCat(prefix, i));
     }
+    const absl::Status published =
+        ::gcpstream::pubsub::testing::PublishMessages(channel_, kProject, topic,
+                                                      messages);
+    ASSERT_TRUE(published.ok()) << published;
   }
 
   static PubSubSourceOptions Options(

@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,8 +17,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <grpcpp/client_context.h>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -30,7 +27,7 @@
 #include "gcpstream/testing/half_closing_proxy.h"
 #include "gcpstream/testing/test_emulators.h"
 #include "gmock/gmock.h"
-#include "google/pubsub/v1/pubsub.grpc.pb.h"
+#include "google/pubsub/v1/pubsub.pb.h"
 #include "gtest/gtest.h"
 
 namespace gcpstream::pubsub {
@@ -45,19 +42,11 @@ constexpr char kTopic[] = "crash-topic";
 constexpr char kSubscription[] = "crash-subscription";
 
 void Publish(const std::shared_ptr<grpc::Channel>& channel) {
-  auto publisher = google::pubsub::v1::Publisher::NewStub(channel);
-  for (int first = 0; first < kMessages; first += 500) {
-    google::pubsub::v1::PublishRequest request;
-    request.set_topic(absl::StrCat("projects/", kProject, "/topics/", kTopic));
-    for (int i = first; i < std::min(kMessages, first + 500); ++i) {
-      request.add_messages()->set_data(absl::StrCat(i));
-    }
-    grpc::ClientContext context;
-    google::pubsub::v1::PublishResponse response;
-    const grpc::Status status =
-        publisher->Publish(&context, request, &response);
-    ASSERT_TRUE(status.ok()) << status.error_message();
-  }
+  std::vector<google::pubsub::v1::PubsubMessage> messages(kMessages);
+  for (int i = 0; i < kMessages; ++i) messages[i].set_data(absl::StrCat(i));
+  const absl::Status published = ::gcpstream::pubsub::testing::PublishMessages(
+      channel, kProject, kTopic, messages);
+  ASSERT_TRUE(published.ok()) << published;
 }
 
 std::string ReadFile(const std::string& path) {
