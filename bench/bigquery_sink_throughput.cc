@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "bench/bigquery_null_service.h"
 #include "bench/measure.h"
+#include "bench/sink_runs.h"
 #include "gcpstream/bigquery/bigquery_sink.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
@@ -34,6 +34,8 @@ namespace {
 
 namespace storage_v1 = ::google::cloud::bigquery::storage::v1;
 using Json = nlohmann::json;
+
+constexpr SinkRunUnits kUnits{.benchmark = "bigquery_sink", .items = "rows"};
 
 constexpr int64_t kBatchRows = 10'000;
 constexpr int kRowBytes = 200;
@@ -76,17 +78,6 @@ class PreEncodedRows final : public bigquery::RowSerializer<std::string> {
   }
 };
 
-struct Result {
-  std::string scenario;
-  int64_t rows = 0;
-  double wall_seconds = 0;
-  double cpu_seconds = 0;
-  double rss_mib = 0;
-  double RowsPerCpuSecond() const {
-    return static_cast<double>(rows) / cpu_seconds;
-  }
-};
-
 [[noreturn]] void Die(const absl::Status& status) {
   std::fprintf(stderr, "%s\n", status.ToString().c_str());
   std::exit(1);
@@ -103,11 +94,11 @@ bigquery::BigQuerySinkOptions SinkOptions(const std::string& write_address,
 }
 
 template <typename T>
-Result RunSink(const std::string& scenario,
-               const bigquery::BigQuerySinkOptions& options,
-               const std::string& table,
-               std::shared_ptr<const bigquery::RowSerializer<T>> serializer,
-               const std::vector<T>& records, int64_t rows) {
+SinkRun RunSink(const std::string& scenario,
+                const bigquery::BigQuerySinkOptions& options,
+                const std::string& table,
+                std::shared_ptr<const bigquery::RowSerializer<T>> serializer,
+                const std::vector<T>& records, int64_t rows) {
   bigquery::BigQuerySink<T> sink(options,
                                  bigquery::TableDestination("p", "d", table),
                                  std::move(serializer));
@@ -125,18 +116,18 @@ Result RunSink(const std::string& scenario,
     if (absl::Status s = (*writer)->Write(next, record); !s.ok()) Die(s);
   }
   if (absl::Status s = (*writer)->Flush(true); !s.ok()) Die(s);
-  Result result{.scenario = scenario,
-                .rows = rows,
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib()};
+  SinkRun result{.scenario = scenario,
+                 .items = rows,
+                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                 .cpu_seconds = CpuSeconds() - cpu,
+                 .rss_mib = PeakRssMib()};
   (*writer)->Close();
   return result;
 }
 
 // The same pre-encoded requests on one AppendRows stream with the blocking
 // stub: write a request, read its answer.
-Result RunRaw(const std::string& address, int64_t rows) {
+SinkRun RunRaw(const std::string& address, int64_t rows) {
   auto channel =
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto stub = storage_v1::BigQueryWrite::NewStub(channel);
@@ -162,36 +153,11 @@ Result RunRaw(const std::string& address, int64_t rows) {
   }
   stream->WritesDone();
   (void)stream->Finish();
-  return Result{.scenario = "raw stub (one stream)",
-                .rows = rows,
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib()};
-}
-
-Result Measure(int runs, const std::function<Result()>& run) {
-  std::vector<Result> all;
-  all.reserve(runs);
-  for (int i = 0; i < runs; ++i) all.push_back(run());
-  std::sort(all.begin(), all.end(), [](const Result& a, const Result& b) {
-    return a.RowsPerCpuSecond() < b.RowsPerCpuSecond();
-  });
-  const Result median = all[all.size() / 2];
-  std::printf(
-      "%-30s %10.0f rows/s wall %10.0f rows/CPU-s (runs %.0f..%.0f)"
-      " RSS %.0f MiB\n",
-      median.scenario.c_str(),
-      static_cast<double>(median.rows) / median.wall_seconds,
-      median.RowsPerCpuSecond(), all.front().RowsPerCpuSecond(),
-      all.back().RowsPerCpuSecond(), median.rss_mib);
-  std::printf(
-      "{\"benchmark\":\"bigquery_sink\",\"scenario\":\"%s\",\"rows\":%lld,"
-      "\"rows_per_wall_second\":%.0f,\"rows_per_cpu_second\":%.0f,"
-      "\"peak_rss_mib\":%.1f}\n",
-      median.scenario.c_str(), static_cast<long long>(median.rows),
-      static_cast<double>(median.rows) / median.wall_seconds,
-      median.RowsPerCpuSecond(), median.rss_mib);
-  return median;
+  return SinkRun{.scenario = "raw stub (one stream)",
+                 .items = rows,
+                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                 .cpu_seconds = CpuSeconds() - cpu,
+                 .rss_mib = PeakRssMib()};
 }
 
 std::vector<Json> OrderRecords() {
@@ -237,20 +203,21 @@ int main(int argc, char** argv) {
   if (!tables.ok()) Die(tables.status());
   const auto options = SinkOptions(write.address, (*tables)->port());
 
-  const Result raw = Measure(runs, [&] { return RunRaw(write.address, rows); });
+  const SinkRun raw =
+      MeasureRuns(kUnits, runs, [&] { return RunRaw(write.address, rows); });
   const std::vector<std::string> encoded = {EncodedRow()};
-  const Result sink = Measure(runs, [&] {
+  const SinkRun sink = MeasureRuns(kUnits, runs, [&] {
     return RunSink<std::string>("sink, pre-encoded 200 B rows", options, "raw",
                                 std::make_shared<PreEncodedRows>(), encoded,
                                 rows);
   });
   const std::vector<Json> orders = OrderRecords();
-  Measure(runs, [&] {
+  MeasureRuns(kUnits, runs, [&] {
     return RunSink<Json>("sink, JSON records (~200 B)", options, "orders",
                          gcpstream::bigquery::JsonRows(), orders, rows);
   });
   std::printf("sink CPU per row over the raw loop: %.2fx\n",
-              raw.RowsPerCpuSecond() / sink.RowsPerCpuSecond());
+              raw.ItemsPerCpuSecond() / sink.ItemsPerCpuSecond());
   StopForkedServer(write);
   return 0;
 }

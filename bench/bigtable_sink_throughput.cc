@@ -9,10 +9,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include <grpcpp/grpcpp.h>
 
@@ -21,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "bench/bigtable_null_service.h"
 #include "bench/measure.h"
+#include "bench/sink_runs.h"
 #include "gcpstream/bigtable/bigtable_sink.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
@@ -29,6 +28,9 @@
 namespace gcpstream::bench {
 namespace {
 
+constexpr SinkRunUnits kUnits{.benchmark = "bigtable_sink",
+                              .items = "mutations"};
+
 namespace v2 = ::google::bigtable::v2;
 
 constexpr int kValueBytes = 100;
@@ -36,24 +38,13 @@ constexpr int kBatch = 100;
 
 std::string RowKey(int64_t id) { return absl::StrCat("customer#", id); }
 
-struct Result {
-  std::string scenario;
-  int64_t rows = 0;
-  double wall_seconds = 0;
-  double cpu_seconds = 0;
-  double rss_mib = 0;
-  double RowsPerCpuSecond() const {
-    return static_cast<double>(rows) / cpu_seconds;
-  }
-};
-
 [[noreturn]] void Die(const absl::Status& status) {
   std::fprintf(stderr, "%s\n", status.ToString().c_str());
   std::exit(1);
 }
 
-Result RunSink(const std::string& scenario, const std::string& address,
-               int64_t rows) {
+SinkRun RunSink(const std::string& scenario, const std::string& address,
+                int64_t rows) {
   bigtable::BigtableSinkOptions options;
   options.channel.endpoint = address;
   options.channel.plaintext = true;
@@ -79,18 +70,18 @@ Result RunSink(const std::string& scenario, const std::string& address,
     if (absl::Status s = (*writer)->Write(id, record); !s.ok()) Die(s);
   }
   if (absl::Status s = (*writer)->Flush(true); !s.ok()) Die(s);
-  Result result{.scenario = scenario,
-                .rows = rows,
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib()};
+  SinkRun result{.scenario = scenario,
+                 .items = rows,
+                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                 .cpu_seconds = CpuSeconds() - cpu,
+                 .rss_mib = PeakRssMib()};
   (*writer)->Close();
   return result;
 }
 
 // The same requests built straight into protos and sent one at a time
 // with the blocking stub.
-Result RunRaw(const std::string& address, int64_t rows) {
+SinkRun RunRaw(const std::string& address, int64_t rows) {
   auto channel =
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto stub = v2::Bigtable::NewStub(channel);
@@ -116,36 +107,11 @@ Result RunRaw(const std::string& address, int64_t rows) {
     }
     (void)reader->Finish();
   }
-  return Result{.scenario = "raw stub (sequential)",
-                .rows = rows,
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib()};
-}
-
-Result Measure(int runs, const std::function<Result()>& run) {
-  std::vector<Result> all;
-  all.reserve(runs);
-  for (int i = 0; i < runs; ++i) all.push_back(run());
-  std::sort(all.begin(), all.end(), [](const Result& a, const Result& b) {
-    return a.RowsPerCpuSecond() < b.RowsPerCpuSecond();
-  });
-  const Result median = all[all.size() / 2];
-  std::printf(
-      "%-28s %10.0f mutations/s wall %10.0f mutations/CPU-s (runs %.0f..%.0f)"
-      " RSS %.0f MiB\n",
-      median.scenario.c_str(),
-      static_cast<double>(median.rows) / median.wall_seconds,
-      median.RowsPerCpuSecond(), all.front().RowsPerCpuSecond(),
-      all.back().RowsPerCpuSecond(), median.rss_mib);
-  std::printf(
-      "{\"benchmark\":\"bigtable_sink\",\"scenario\":\"%s\",\"mutations\":%lld,"
-      "\"mutations_per_wall_second\":%.0f,\"mutations_per_cpu_second\":%.0f,"
-      "\"peak_rss_mib\":%.1f}\n",
-      median.scenario.c_str(), static_cast<long long>(median.rows),
-      static_cast<double>(median.rows) / median.wall_seconds,
-      median.RowsPerCpuSecond(), median.rss_mib);
-  return median;
+  return SinkRun{.scenario = "raw stub (sequential)",
+                 .items = rows,
+                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                 .cpu_seconds = CpuSeconds() - cpu,
+                 .rss_mib = PeakRssMib()};
 }
 
 }  // namespace
@@ -168,15 +134,15 @@ int main(int argc, char** argv) {
   // Before any gRPC use in this process: the servers are forked children.
   const ForkedServer healthy = StartNullBigtable(/*fail_every=*/0);
   const ForkedServer flaky = StartNullBigtable(/*fail_every=*/100);
-  Measure(runs, [&] { return RunRaw(healthy.address, rows); });
-  const Result clean =
-      Measure(runs, [&] { return RunSink("sink", healthy.address, rows); });
-  const Result failing = Measure(runs, [&] {
+  MeasureRuns(kUnits, runs, [&] { return RunRaw(healthy.address, rows); });
+  const SinkRun clean = MeasureRuns(
+      kUnits, runs, [&] { return RunSink("sink", healthy.address, rows); });
+  const SinkRun failing = MeasureRuns(kUnits, runs, [&] {
     return RunSink("sink, 1% UNAVAILABLE", flaky.address, rows);
   });
   std::printf(
       "throughput drop with 1%% of entries resent: %.1f%%\n",
-      100.0 * (1.0 - failing.RowsPerCpuSecond() / clean.RowsPerCpuSecond()));
+      100.0 * (1.0 - failing.ItemsPerCpuSecond() / clean.ItemsPerCpuSecond()));
   StopForkedServer(healthy);
   StopForkedServer(flaky);
   return 0;

@@ -5,17 +5,16 @@
 //
 //   cloudtasks_sink_throughput [--tasks N] [--runs R] [--quick]
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "bench/cloudtasks_null_service.h"
 #include "bench/measure.h"
+#include "bench/sink_runs.h"
 #include "gcpstream/cloudtasks/cloudtasks_sink.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
@@ -25,22 +24,12 @@ namespace {
 
 namespace v2 = ::google::cloud::tasks::v2;
 
-struct Result {
-  int64_t tasks = 0;
-  double wall_seconds = 0;
-  double cpu_seconds = 0;
-  double rss_mib = 0;
-  double TasksPerCpuSecond() const {
-    return static_cast<double>(tasks) / cpu_seconds;
-  }
-};
-
 [[noreturn]] void Die(const absl::Status& status) {
   std::fprintf(stderr, "%s\n", status.ToString().c_str());
   std::exit(1);
 }
 
-Result Run(const std::string& address, int64_t tasks) {
+SinkRun Run(const std::string& address, int64_t tasks) {
   cloudtasks::CloudTasksSinkOptions options;
   options.channel.endpoint = address;
   options.channel.plaintext = true;
@@ -83,10 +72,11 @@ Result Run(const std::string& address, int64_t tasks) {
     if (absl::Status s = (*writer)->Write(id, record); !s.ok()) Die(s);
   }
   if (absl::Status s = (*writer)->Flush(true); !s.ok()) Die(s);
-  Result result{.tasks = tasks,
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib()};
+  SinkRun result{.scenario = "sink, 1 KiB bodies, 128 in flight",
+                 .items = tasks,
+                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                 .cpu_seconds = CpuSeconds() - cpu,
+                 .rss_mib = PeakRssMib()};
   (*writer)->Close();
   return result;
 }
@@ -110,26 +100,8 @@ int main(int argc, char** argv) {
   }
   // Before any gRPC use in this process: the server is a forked child.
   const ForkedServer server = StartNullCloudTasks();
-  std::vector<Result> all;
-  all.reserve(runs);
-  for (int i = 0; i < runs; ++i) all.push_back(Run(server.address, tasks));
-  std::sort(all.begin(), all.end(), [](const Result& a, const Result& b) {
-    return a.TasksPerCpuSecond() < b.TasksPerCpuSecond();
-  });
-  const Result& median = all[all.size() / 2];
-  std::printf(
-      "sink, 1 KiB bodies, 128 in flight %10.0f tasks/s wall %10.0f "
-      "tasks/CPU-s (runs %.0f..%.0f) RSS %.0f MiB\n",
-      static_cast<double>(median.tasks) / median.wall_seconds,
-      median.TasksPerCpuSecond(), all.front().TasksPerCpuSecond(),
-      all.back().TasksPerCpuSecond(), median.rss_mib);
-  std::printf(
-      "{\"benchmark\":\"cloudtasks_sink\",\"tasks\":%lld,"
-      "\"tasks_per_wall_second\":%.0f,\"tasks_per_cpu_second\":%.0f,"
-      "\"peak_rss_mib\":%.1f}\n",
-      static_cast<long long>(median.tasks),
-      static_cast<double>(median.tasks) / median.wall_seconds,
-      median.TasksPerCpuSecond(), median.rss_mib);
+  MeasureRuns({.benchmark = "cloudtasks_sink", .items = "tasks"}, runs,
+              [&] { return Run(server.address, tasks); });
   StopForkedServer(server);
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "bench/measure.h"
+#include "bench/sink_runs.h"
 #include "bench/spanner_null_service.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
@@ -29,6 +30,8 @@ namespace {
 namespace v1 = ::google::spanner::v1;
 using spanner::Mutation;
 using spanner::Value;
+
+constexpr SinkRunUnits kUnits{.benchmark = "spanner_sink", .items = "rows"};
 
 // Column i's value for row `id`, the same in both loops.
 Value CellValue(int64_t id, int i) {
@@ -46,19 +49,8 @@ Value CellValue(int64_t id, int i) {
   }
 }
 
-struct Result {
-  std::string scenario;
-  int64_t rows = 0;
-  double wall_seconds = 0;
-  double cpu_seconds = 0;
-  double rss_mib = 0;
-  double RowsPerCpuSecond() const {
-    return static_cast<double>(rows) / cpu_seconds;
-  }
-};
-
-Result RunSink(const std::string& address, int64_t rows, int columns,
-               spanner::WriteMethod method) {
+SinkRun RunSink(const std::string& address, int64_t rows, int columns,
+                spanner::WriteMethod method) {
   spanner::SpannerSinkOptions options;
   options.database = spanner::DatabaseDestination("p", "i", "d");
   options.channel.endpoint = address;
@@ -99,19 +91,19 @@ Result RunSink(const std::string& address, int64_t rows, int columns,
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     std::exit(1);
   }
-  Result result{.scenario = absl::StrCat(
-                    "sink ", spanner::kWriteMethodOption.Name(method)),
-                .rows = rows,
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib()};
+  SinkRun result{.scenario = absl::StrCat(
+                     "sink ", spanner::kWriteMethodOption.Name(method)),
+                 .items = rows,
+                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                 .cpu_seconds = CpuSeconds() - cpu,
+                 .rss_mib = PeakRssMib()};
   (*writer)->Close();
   return result;
 }
 
 // The same mutations, built straight into protos and sent with the stub.
-Result RunRaw(const std::string& address, int64_t rows, int columns,
-              spanner::WriteMethod method) {
+SinkRun RunRaw(const std::string& address, int64_t rows, int columns,
+               spanner::WriteMethod method) {
   auto channel =
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto stub = v1::Spanner::NewStub(channel);
@@ -162,34 +154,12 @@ Result RunRaw(const std::string& address, int64_t rows, int columns,
       (void)stub->Commit(&context, request, &response);
     }
   }
-  return Result{.scenario = absl::StrCat(
-                    "raw stub ", spanner::kWriteMethodOption.Name(method)),
-                .rows = rows,
-                .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                .cpu_seconds = CpuSeconds() - cpu,
-                .rss_mib = PeakRssMib()};
-}
-
-Result Median(std::vector<Result> runs) {
-  std::sort(runs.begin(), runs.end(), [](const Result& a, const Result& b) {
-    return a.RowsPerCpuSecond() < b.RowsPerCpuSecond();
-  });
-  return runs[runs.size() / 2];
-}
-
-void Print(const Result& r, double spread_low, double spread_high) {
-  std::printf(
-      "%-24s %10.0f rows/s wall %10.0f rows/CPU-s (runs %.0f..%.0f) "
-      "RSS %.0f MiB\n",
-      r.scenario.c_str(), static_cast<double>(r.rows) / r.wall_seconds,
-      r.RowsPerCpuSecond(), spread_low, spread_high, r.rss_mib);
-  std::printf(
-      "{\"benchmark\":\"spanner_sink\",\"scenario\":\"%s\",\"rows\":%lld,"
-      "\"rows_per_wall_second\":%.0f,\"rows_per_cpu_second\":%.0f,"
-      "\"peak_rss_mib\":%.1f}\n",
-      r.scenario.c_str(), static_cast<long long>(r.rows),
-      static_cast<double>(r.rows) / r.wall_seconds, r.RowsPerCpuSecond(),
-      r.rss_mib);
+  return SinkRun{.scenario = absl::StrCat(
+                     "raw stub ", spanner::kWriteMethodOption.Name(method)),
+                 .items = rows,
+                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
+                 .cpu_seconds = CpuSeconds() - cpu,
+                 .rss_mib = PeakRssMib()};
 }
 
 }  // namespace
@@ -215,26 +185,16 @@ int main(int argc, char** argv) {
   const ForkedServer server = StartNullSpanner(columns);
   for (auto method : {gcpstream::spanner::WriteMethod::kBatchWrite,
                       gcpstream::spanner::WriteMethod::kCommit}) {
-    std::vector<Result> sink_runs;
-    std::vector<Result> raw_runs;
+    std::vector<SinkRun> sink_runs;
+    std::vector<SinkRun> raw_runs;
     for (int run = 0; run < runs; ++run) {
       raw_runs.push_back(RunRaw(server.address, rows, columns, method));
       sink_runs.push_back(RunSink(server.address, rows, columns, method));
     }
-    auto spread = [](const std::vector<Result>& all, bool high) {
-      double v = high ? 0 : 1e300;
-      for (const Result& r : all) {
-        v = high ? std::max(v, r.RowsPerCpuSecond())
-                 : std::min(v, r.RowsPerCpuSecond());
-      }
-      return v;
-    };
-    const Result raw = Median(raw_runs);
-    const Result sink = Median(sink_runs);
-    Print(raw, spread(raw_runs, false), spread(raw_runs, true));
-    Print(sink, spread(sink_runs, false), spread(sink_runs, true));
+    const SinkRun raw = PrintMedian(kUnits, raw_runs);
+    const SinkRun sink = PrintMedian(kUnits, sink_runs);
     std::printf("overhead (raw rows/CPU-s ÷ sink rows/CPU-s): %.2fx\n",
-                raw.RowsPerCpuSecond() / sink.RowsPerCpuSecond());
+                raw.ItemsPerCpuSecond() / sink.ItemsPerCpuSecond());
   }
   StopForkedServer(server);
   return 0;
