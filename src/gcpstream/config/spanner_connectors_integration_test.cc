@@ -140,6 +140,26 @@ TEST(SpannerConnectorsTest, MapsRecordsToTypedColumnsAndRoutesRefusals) {
   EXPECT_THAT(all, HasSubstr("OUT_OF_RANGE"));
   EXPECT_THAT(all, HasSubstr("PlacedOn is DATE; cannot write a STRING"));
   EXPECT_THAT(all, HasSubstr("ALREADY_EXISTS"));
+  // The duplicate was written from its wire encoding; refused, it is
+  // reported as the typed mutation, built then from the record.
+  bool duplicate_seen = false;
+  for (const std::string& line : dead) {
+    const nlohmann::json entry = nlohmann::json::parse(line);
+    if (entry.at("error_code").get<std::string>() != "ALREADY_EXISTS") {
+      continue;
+    }
+    duplicate_seen = true;
+    std::string payload;
+    ASSERT_TRUE(absl::Base64Unescape(
+        entry.at("payload_base64").get<std::string>(), &payload));
+    const nlohmann::json mutation = nlohmann::json::parse(payload);
+    EXPECT_EQ(mutation.at("table").get<std::string>(), "Orders");
+    EXPECT_EQ(mutation.at("operation").get<std::string>(), "insert");
+    EXPECT_EQ(mutation.at("columns").at("OrderId").get<std::string>(), "5");
+    EXPECT_EQ(mutation.at("columns").at("Amount").get<std::string>(), "9");
+    EXPECT_TRUE(mutation.at("columns").at("Details").is_null());
+  }
+  EXPECT_TRUE(duplicate_seen);
   fs::remove_all(root);
 }
 
