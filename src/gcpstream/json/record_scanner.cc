@@ -316,9 +316,19 @@ class Scanner {
       if (at_ < size_ && (text_[at_] == '+' || text_[at_] == '-')) ++at_;
       if (!Digits()) return false;
     }
-    // Below 309 whole digits and without an exponent, no number reaches
-    // DBL_MAX (about 1.8e308).
-    if (exponent == 0 && whole_end - whole < 309) return true;
+    // Below 10^308 no number reaches DBL_MAX (about 1.8e308): only long
+    // numbers or large exponents need reading (underflow is valid: zero).
+    int64_t power = 0;
+    if (exponent != 0) {
+      size_t digit = exponent;
+      const bool negative = text_[digit] == '-';
+      if (text_[digit] == '+' || negative) ++digit;
+      for (; digit < at_ && power < kExponentCap; ++digit) {
+        power = power * 10 + (text_[digit] - '0');
+      }
+      if (negative) power = -power;
+    }
+    if (static_cast<int64_t>(whole_end - whole) + power <= 308) return true;
     double value = 0;
     if (std::from_chars(text_ + start, text_ + at_, value).ec == std::errc()) {
       return true;
@@ -335,16 +345,7 @@ class Scanner {
       while (first < fraction_end && text_[first] == '0') ++first;
       magnitude = -static_cast<int64_t>(first - fraction) - 1;
     }
-    if (exponent != 0) {
-      const bool negative = text_[exponent] == '-';
-      if (text_[exponent] == '+' || negative) ++exponent;
-      int64_t power = 0;
-      for (size_t i = exponent; i < at_ && power < kExponentCap; ++i) {
-        power = power * 10 + (text_[i] - '0');
-      }
-      magnitude += negative ? -power : power;
-    }
-    return magnitude < 0;
+    return magnitude + power < 0;
   }
 
   bool Digits() {
