@@ -19,9 +19,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "bench/bigquery_null_service.h"
-#include "bench/measure.h"
 #include "bench/sink_runs.h"
 #include "gcpstream/bigquery/bigquery_sink.h"
 #include "gcpstream/runtime/mailbox.h"
@@ -107,8 +105,7 @@ SinkRun RunSink(const std::string& scenario,
   context.mailbox = runtime::MailboxExecutor(&mailbox);
   auto writer = sink.CreateWriter(context);
   if (!writer.ok()) Die(writer.status());
-  const double cpu = CpuSeconds();
-  const absl::Time start = absl::Now();
+  const RunTimer timer;
   WriterContext record;
   for (int64_t i = 0; i < rows; ++i) {
     record.record_position = i;
@@ -116,11 +113,7 @@ SinkRun RunSink(const std::string& scenario,
     if (absl::Status s = (*writer)->Write(next, record); !s.ok()) Die(s);
   }
   if (absl::Status s = (*writer)->Flush(true); !s.ok()) Die(s);
-  SinkRun result{.scenario = scenario,
-                 .items = rows,
-                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                 .cpu_seconds = CpuSeconds() - cpu,
-                 .rss_mib = PeakRssMib()};
+  SinkRun result = timer.Finish(scenario, rows);
   (*writer)->Close();
   return result;
 }
@@ -132,8 +125,7 @@ SinkRun RunRaw(const std::string& address, int64_t rows) {
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto stub = storage_v1::BigQueryWrite::NewStub(channel);
   const std::string row = EncodedRow();
-  const double cpu = CpuSeconds();
-  const absl::Time start = absl::Now();
+  const RunTimer timer;
   grpc::ClientContext context;
   auto stream = stub->AppendRows(&context);
   storage_v1::AppendRowsResponse response;
@@ -153,11 +145,7 @@ SinkRun RunRaw(const std::string& address, int64_t rows) {
   }
   stream->WritesDone();
   (void)stream->Finish();
-  return SinkRun{.scenario = "raw stub (one stream)",
-                 .items = rows,
-                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                 .cpu_seconds = CpuSeconds() - cpu,
-                 .rss_mib = PeakRssMib()};
+  return timer.Finish("raw stub (one stream)", rows);
 }
 
 std::vector<Json> OrderRecords() {

@@ -16,9 +16,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "bench/bigtable_null_service.h"
-#include "bench/measure.h"
 #include "bench/sink_runs.h"
 #include "gcpstream/bigtable/bigtable_sink.h"
 #include "gcpstream/runtime/mailbox.h"
@@ -62,19 +60,14 @@ SinkRun RunSink(const std::string& scenario, const std::string& address,
   context.mailbox = runtime::MailboxExecutor(&mailbox);
   auto writer = sink.CreateWriter(context);
   if (!writer.ok()) Die(writer.status());
-  const double cpu = CpuSeconds();
-  const absl::Time start = absl::Now();
+  const RunTimer timer;
   WriterContext record;
   for (int64_t id = 0; id < rows; ++id) {
     record.record_position = id;
     if (absl::Status s = (*writer)->Write(id, record); !s.ok()) Die(s);
   }
   if (absl::Status s = (*writer)->Flush(true); !s.ok()) Die(s);
-  SinkRun result{.scenario = scenario,
-                 .items = rows,
-                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                 .cpu_seconds = CpuSeconds() - cpu,
-                 .rss_mib = PeakRssMib()};
+  SinkRun result = timer.Finish(scenario, rows);
   (*writer)->Close();
   return result;
 }
@@ -86,8 +79,7 @@ SinkRun RunRaw(const std::string& address, int64_t rows) {
       grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
   auto stub = v2::Bigtable::NewStub(channel);
   const std::string value(kValueBytes, 'v');
-  const double cpu = CpuSeconds();
-  const absl::Time start = absl::Now();
+  const RunTimer timer;
   for (int64_t first = 0; first < rows; first += kBatch) {
     v2::MutateRowsRequest request;
     request.set_table_name("projects/p/instances/i/tables/t");
@@ -107,11 +99,7 @@ SinkRun RunRaw(const std::string& address, int64_t rows) {
     }
     (void)reader->Finish();
   }
-  return SinkRun{.scenario = "raw stub (sequential)",
-                 .items = rows,
-                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                 .cpu_seconds = CpuSeconds() - cpu,
-                 .rss_mib = PeakRssMib()};
+  return timer.Finish("raw stub (sequential)", rows);
 }
 
 }  // namespace

@@ -11,9 +11,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "bench/cloudtasks_null_service.h"
-#include "bench/measure.h"
 #include "bench/sink_runs.h"
 #include "gcpstream/cloudtasks/cloudtasks_sink.h"
 #include "gcpstream/runtime/mailbox.h"
@@ -64,19 +62,14 @@ SinkRun Run(const std::string& address, int64_t tasks) {
   context.mailbox = runtime::MailboxExecutor(&mailbox);
   auto writer = sink.CreateWriter(context);
   if (!writer.ok()) Die(writer.status());
-  const double cpu = CpuSeconds();
-  const absl::Time start = absl::Now();
+  const RunTimer timer;
   WriterContext record;
   for (int64_t id = 0; id < tasks; ++id) {
     record.record_position = id;
     if (absl::Status s = (*writer)->Write(id, record); !s.ok()) Die(s);
   }
   if (absl::Status s = (*writer)->Flush(true); !s.ok()) Die(s);
-  SinkRun result{.scenario = "sink, 1 KiB bodies, 128 in flight",
-                 .items = tasks,
-                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                 .cpu_seconds = CpuSeconds() - cpu,
-                 .rss_mib = PeakRssMib()};
+  SinkRun result = timer.Finish("sink, 1 KiB bodies, 128 in flight", tasks);
   (*writer)->Close();
   return result;
 }

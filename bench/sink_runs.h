@@ -12,6 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "bench/measure.h"
+
 namespace gcpstream::bench {
 
 // One run: `items` (rows, mutations, tasks) written by the scenario.
@@ -28,6 +32,25 @@ struct SinkRun {
   double ItemsPerWallSecond() const {
     return static_cast<double>(items) / wall_seconds;
   }
+};
+
+// Started where a run's work starts; Finish() is its SinkRun: wall and
+// CPU time since then, and the peak RSS.
+class RunTimer {
+ public:
+  RunTimer() : cpu_(CpuSeconds()), start_(absl::Now()) {}
+
+  SinkRun Finish(std::string scenario, int64_t items) const {
+    return SinkRun{.scenario = std::move(scenario),
+                   .items = items,
+                   .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start_),
+                   .cpu_seconds = CpuSeconds() - cpu_,
+                   .rss_mib = PeakRssMib()};
+  }
+
+ private:
+  double cpu_;
+  absl::Time start_;
 };
 
 // How a benchmark's lines name it and what it counts.

@@ -15,8 +15,7 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "bench/measure.h"
+#include "absl/time/time.h"
 #include "bench/sink_runs.h"
 #include "bench/spanner_null_service.h"
 #include "gcpstream/runtime/mailbox.h"
@@ -77,8 +76,7 @@ SinkRun RunSink(const std::string& address, int64_t rows, int columns,
     std::fprintf(stderr, "%s\n", writer.status().ToString().c_str());
     std::exit(1);
   }
-  const double cpu = CpuSeconds();
-  const absl::Time start = absl::Now();
+  const RunTimer timer;
   WriterContext record;
   for (int64_t id = 0; id < rows; ++id) {
     record.record_position = id;
@@ -91,12 +89,8 @@ SinkRun RunSink(const std::string& address, int64_t rows, int columns,
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     std::exit(1);
   }
-  SinkRun result{.scenario = absl::StrCat(
-                     "sink ", spanner::kWriteMethodOption.Name(method)),
-                 .items = rows,
-                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                 .cpu_seconds = CpuSeconds() - cpu,
-                 .rss_mib = PeakRssMib()};
+  SinkRun result = timer.Finish(
+      absl::StrCat("sink ", spanner::kWriteMethodOption.Name(method)), rows);
   (*writer)->Close();
   return result;
 }
@@ -117,8 +111,7 @@ SinkRun RunRaw(const std::string& address, int64_t rows, int columns,
   std::vector<std::string> names = {"Id"};
   for (int i = 1; i < columns; ++i) names.push_back(absl::StrCat("C", i));
   constexpr int64_t kBatch = 500;
-  const double cpu = CpuSeconds();
-  const absl::Time start = absl::Now();
+  const RunTimer timer;
   for (int64_t first = 0; first < rows; first += kBatch) {
     const int64_t last = std::min(rows, first + kBatch);
     auto fill = [&](v1::Mutation& mutation, int64_t id) {
@@ -154,12 +147,9 @@ SinkRun RunRaw(const std::string& address, int64_t rows, int columns,
       (void)stub->Commit(&context, request, &response);
     }
   }
-  return SinkRun{.scenario = absl::StrCat(
-                     "raw stub ", spanner::kWriteMethodOption.Name(method)),
-                 .items = rows,
-                 .wall_seconds = absl::ToDoubleSeconds(absl::Now() - start),
-                 .cpu_seconds = CpuSeconds() - cpu,
-                 .rss_mib = PeakRssMib()};
+  return timer.Finish(
+      absl::StrCat("raw stub ", spanner::kWriteMethodOption.Name(method)),
+      rows);
 }
 
 }  // namespace

@@ -98,14 +98,27 @@ class Scanner {
     return true;
   }
 
-  bool Object(bool index, int depth) {
-    ++at_;  // '{'
+  // Where an object or array is, or what follows one of its items: kNext
+  // (an item follows), kClosed (past its end) or kInvalid.
+  enum class After { kNext, kClosed, kInvalid };
+
+  // Past an opening brace or bracket and the whitespace after it. An empty
+  // one is closed at once and is no level of nesting; otherwise `depth`
+  // counts one more.
+  After Open(char close, int& depth) {
+    ++at_;
     SkipWhitespace();
-    if (at_ < size_ && text_[at_] == '}') {
+    if (at_ < size_ && text_[at_] == close) {
       ++at_;
-      return true;
+      return After::kClosed;
     }
-    if (++depth > kMaxNesting) return false;
+    return ++depth > kMaxNesting ? After::kInvalid : After::kNext;
+  }
+
+  bool Object(bool index, int depth) {
+    if (const After opened = Open('}', depth); opened != After::kNext) {
+      return opened == After::kClosed;
+    }
     while (true) {
       if (at_ >= size_ || text_[at_] != '"') return false;
       const size_t key = at_ + 1;
@@ -145,7 +158,6 @@ class Scanner {
     }
   }
 
-  enum class After { kNext, kClosed, kInvalid };
   // What follows an object's member or an array's element: a comma (and
   // whitespace) before the next one, or `close`.
   After Separator(char close) {
@@ -164,13 +176,9 @@ class Scanner {
   // Elements are validated, not indexed: field paths do not look into
   // arrays.
   bool Array(int depth) {
-    ++at_;  // '['
-    SkipWhitespace();
-    if (at_ < size_ && text_[at_] == ']') {
-      ++at_;
-      return true;
+    if (const After opened = Open(']', depth); opened != After::kNext) {
+      return opened == After::kClosed;
     }
-    if (++depth > kMaxNesting) return false;
     while (true) {
       if (!Value(/*index=*/false, depth)) return false;
       if (const After after = Separator(']'); after != After::kNext) {
