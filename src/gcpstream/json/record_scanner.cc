@@ -1,6 +1,7 @@
 #include "gcpstream/json/record_scanner.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <system_error>
 
