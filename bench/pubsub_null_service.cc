@@ -12,7 +12,7 @@
 namespace gcpstream::bench {
 namespace {
 
-namespace v1 = ::google::pubsub::v1;
+namespace pubsub_v1 = ::google::pubsub::v1;
 
 constexpr int kMessagesPerResponse = 100;
 constexpr int kPrebuiltResponses = 64;
@@ -23,18 +23,19 @@ grpc::ServerUnaryReactor* Done(grpc::CallbackServerContext* context) {
   return reactor;
 }
 
-class NullPublisher final : public v1::Publisher::CallbackService {
-  grpc::ServerUnaryReactor* Publish(grpc::CallbackServerContext* context,
-                                    const v1::PublishRequest* request,
-                                    v1::PublishResponse* response) override {
+class NullPublisher final : public pubsub_v1::Publisher::CallbackService {
+  grpc::ServerUnaryReactor* Publish(
+      grpc::CallbackServerContext* context,
+      const pubsub_v1::PublishRequest* request,
+      pubsub_v1::PublishResponse* response) override {
     for (int i = 0; i < request->messages_size(); ++i) {
       response->add_message_ids()->push_back('1');
     }
     return Done(context);
   }
   grpc::ServerUnaryReactor* GetTopic(grpc::CallbackServerContext* context,
-                                     const v1::GetTopicRequest* request,
-                                     v1::Topic* topic) override {
+                                     const pubsub_v1::GetTopicRequest* request,
+                                     pubsub_v1::Topic* topic) override {
     topic->set_name(request->topic());
     return Done(context);
   }
@@ -42,10 +43,11 @@ class NullPublisher final : public v1::Publisher::CallbackService {
 
 // Streams prebuilt responses until the client half-closes or goes away.
 class PullStream final
-    : public grpc::ServerBidiReactor<v1::StreamingPullRequest,
-                                     v1::StreamingPullResponse> {
+    : public grpc::ServerBidiReactor<pubsub_v1::StreamingPullRequest,
+                                     pubsub_v1::StreamingPullResponse> {
  public:
-  explicit PullStream(const std::vector<v1::StreamingPullResponse>* responses)
+  explicit PullStream(
+      const std::vector<pubsub_v1::StreamingPullResponse>* responses)
       : responses_(responses) {
     StartRead(&request_);
   }
@@ -85,8 +87,8 @@ class PullStream final
     Finish(grpc::Status::OK);
   }
 
-  const std::vector<v1::StreamingPullResponse>* responses_;
-  v1::StreamingPullRequest request_;
+  const std::vector<pubsub_v1::StreamingPullResponse>* responses_;
+  pubsub_v1::StreamingPullRequest request_;
   absl::Mutex mu_;
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -95,18 +97,19 @@ class PullStream final
   size_t next_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
-class NullSubscriber final : public v1::Subscriber::CallbackService {
+class NullSubscriber final : public pubsub_v1::Subscriber::CallbackService {
  public:
   explicit NullSubscriber(size_t message_bytes) {
     const std::string data(message_bytes, 'x');
     int64_t id = 0;
     for (int r = 0; r < kPrebuiltResponses; ++r) {
-      v1::StreamingPullResponse& response = responses_.emplace_back();
+      pubsub_v1::StreamingPullResponse& response = responses_.emplace_back();
       for (int m = 0; m < kMessagesPerResponse; ++m, ++id) {
-        v1::ReceivedMessage& received = *response.add_received_messages();
+        pubsub_v1::ReceivedMessage& received =
+            *response.add_received_messages();
         received.set_ack_id(absl::StrCat("projects/bench/subscriptions/bench:",
                                          1'000'000 + id));
-        v1::PubsubMessage& message = *received.mutable_message();
+        pubsub_v1::PubsubMessage& message = *received.mutable_message();
         message.set_data(data);
         message.set_message_id(absl::StrCat(id));
         message.mutable_publish_time()->set_seconds(1'764'633'600 + id);
@@ -114,30 +117,32 @@ class NullSubscriber final : public v1::Subscriber::CallbackService {
     }
   }
 
-  grpc::ServerBidiReactor<v1::StreamingPullRequest, v1::StreamingPullResponse>*
+  grpc::ServerBidiReactor<pubsub_v1::StreamingPullRequest,
+                          pubsub_v1::StreamingPullResponse>*
   StreamingPull(grpc::CallbackServerContext*) override {
     return new PullStream(&responses_);  // NOLINT: deletes itself in OnDone.
   }
   grpc::ServerUnaryReactor* GetSubscription(
       grpc::CallbackServerContext* context,
-      const v1::GetSubscriptionRequest* request,
-      v1::Subscription* subscription) override {
+      const pubsub_v1::GetSubscriptionRequest* request,
+      pubsub_v1::Subscription* subscription) override {
     subscription->set_name(request->subscription());
     return Done(context);
   }
   grpc::ServerUnaryReactor* Acknowledge(grpc::CallbackServerContext* context,
-                                        const v1::AcknowledgeRequest*,
+                                        const pubsub_v1::AcknowledgeRequest*,
                                         google::protobuf::Empty*) override {
     return Done(context);
   }
   grpc::ServerUnaryReactor* ModifyAckDeadline(
-      grpc::CallbackServerContext* context, const v1::ModifyAckDeadlineRequest*,
+      grpc::CallbackServerContext* context,
+      const pubsub_v1::ModifyAckDeadlineRequest*,
       google::protobuf::Empty*) override {
     return Done(context);
   }
 
  private:
-  std::vector<v1::StreamingPullResponse> responses_;
+  std::vector<pubsub_v1::StreamingPullResponse> responses_;
 };
 
 }  // namespace

@@ -13,7 +13,7 @@
 namespace gcpstream::bench {
 namespace {
 
-namespace v1 = ::google::spanner::v1;
+namespace spanner_v1 = ::google::spanner::v1;
 namespace admin = ::google::spanner::admin::database::v1;
 
 const char* ColumnType(int i) {
@@ -22,24 +22,27 @@ const char* ColumnType(int i) {
   return kColumnTypes[(i - 1) % 5];
 }
 
-class NullSpannerService final : public v1::Spanner::CallbackService {
+class NullSpannerService final : public spanner_v1::Spanner::CallbackService {
  public:
   explicit NullSpannerService(int columns) : columns_(columns) {}
 
   grpc::ServerUnaryReactor* CreateSession(
       grpc::CallbackServerContext* context,
-      const v1::CreateSessionRequest* request, v1::Session* session) override {
+      const spanner_v1::CreateSessionRequest* request,
+      spanner_v1::Session* session) override {
     session->set_name(absl::StrCat(request->database(), "/sessions/null"));
     return Done(context);
   }
-  grpc::ServerUnaryReactor* DeleteSession(grpc::CallbackServerContext* context,
-                                          const v1::DeleteSessionRequest*,
-                                          google::protobuf::Empty*) override {
+  grpc::ServerUnaryReactor* DeleteSession(
+      grpc::CallbackServerContext* context,
+      const spanner_v1::DeleteSessionRequest*,
+      google::protobuf::Empty*) override {
     return Done(context);
   }
-  grpc::ServerUnaryReactor* ExecuteSql(grpc::CallbackServerContext* context,
-                                       const v1::ExecuteSqlRequest* request,
-                                       v1::ResultSet* result) override {
+  grpc::ServerUnaryReactor* ExecuteSql(
+      grpc::CallbackServerContext* context,
+      const spanner_v1::ExecuteSqlRequest* request,
+      spanner_v1::ResultSet* result) override {
     auto row = [&](std::initializer_list<const char*> cells) {
       auto& r = *result->add_rows();
       for (const char* cell : cells) r.add_values()->set_string_value(cell);
@@ -56,15 +59,15 @@ class NullSpannerService final : public v1::Spanner::CallbackService {
     return Done(context);
   }
   grpc::ServerUnaryReactor* Commit(grpc::CallbackServerContext* context,
-                                   const v1::CommitRequest*,
-                                   v1::CommitResponse*) override {
+                                   const spanner_v1::CommitRequest*,
+                                   spanner_v1::CommitResponse*) override {
     return Done(context);
   }
-  grpc::ServerWriteReactor<v1::BatchWriteResponse>* BatchWrite(
+  grpc::ServerWriteReactor<spanner_v1::BatchWriteResponse>* BatchWrite(
       grpc::CallbackServerContext*,
-      const v1::BatchWriteRequest* request) override {
+      const spanner_v1::BatchWriteRequest* request) override {
     class Writer final
-        : public grpc::ServerWriteReactor<v1::BatchWriteResponse> {
+        : public grpc::ServerWriteReactor<spanner_v1::BatchWriteResponse> {
      public:
       explicit Writer(int groups) {
         for (int i = 0; i < groups; ++i) response_.add_indexes(i);
@@ -73,7 +76,7 @@ class NullSpannerService final : public v1::Spanner::CallbackService {
       void OnDone() override { delete this; }  // gRPC's reactor idiom.
 
      private:
-      v1::BatchWriteResponse response_;
+      spanner_v1::BatchWriteResponse response_;
     };
     return new Writer(request->mutation_groups_size());  // NOLINT
   }

@@ -98,4 +98,12 @@ target_include_directories(gcpstream_googleapis SYSTEM PUBLIC
   "$<BUILD_INTERFACE:${GCPSTREAM_GENERATED_DIR}>"
   "$<INSTALL_INTERFACE:${GCPSTREAM_INSTALL_GENERATED_INCLUDEDIR}>")
 target_link_libraries(gcpstream_googleapis PUBLIC gRPC::grpc++ protobuf::libprotobuf)
+# protoc gives every file two arrays of the same name at file scope: renamed
+# per file so that files can share a batch.
+gcpstream_compile_in_batches(gcpstream_googleapis
+  PRELUDE google/protobuf/io/coded_stream.h google/protobuf/extension_set.h
+          google/protobuf/wire_format_lite.h google/protobuf/descriptor.h
+          google/protobuf/generated_message_reflection.h
+          google/protobuf/reflection_ops.h google/protobuf/wire_format.h
+  RENAME schemas file_default_instances)
 gcpstream_install_library(gcpstream_googleapis)

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir="${GCPSTREAM_BUILD_DIR:-build}"
 
-scripts/setup.sh
+scripts/setup.sh main-job
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   cmake -S . -B "$build_dir" -G Ninja -DGCPSTREAM_WERROR=ON
 fi
@@ -19,4 +19,6 @@ cmake --build "$build_dir" -j 2 --target gcpstream_cli
 if [[ $# -gt 0 ]]; then
   exec "$build_dir/src/gcpstream/cli/gcpstream" run --local "$@"
 fi
+# The quickstart's dead letters are its own run's only: the previous run's go.
+rm -rf /tmp/gcpstream-quickstart/dead-letters
 exec "$build_dir/src/gcpstream/cli/gcpstream" run --local examples/quickstart.yaml

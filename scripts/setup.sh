@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
-# Installs what gcpstream needs on a Debian 12 machine, idempotently:
-#   - Debian packages listed in deps/apt-packages.txt (only missing ones),
-#   - the Google Cloud emulators (checked; installed if an apt source has them),
-#   - npm packages pinned in package-lock.json (only when the lock changed),
-#   - a Python virtual environment .venv with requirements-test.txt, and
-#     .venv-cloudtasks with the Cloud Tasks emulator, .venv-bigquery with the
-#     BigQuery emulator;
-#   - .tools/: the Iceberg REST catalog fixture jar (Maven Central) and
-#     fake-gcs-server, the Cloud Storage emulator (Go module proxy).
+# Installs what gcpstream needs on a Debian 12 machine, idempotently.
+#
+#   scripts/setup.sh [build|main-job|test-tools|all]     (default: all)
+#
+#   build:      Debian packages listed in deps/apt-packages.txt (only missing
+#               ones) and the npm package pinned in package-lock.json (the
+#               googleapis protos; only when the lock changed): what a build
+#               needs.
+#   main-job:   build, and the Google Cloud emulators (checked; installed if
+#               an apt source has them): what scripts/run-main-job.sh needs.
+#   test-tools: the emulators, a Python virtual environment .venv with
+#               requirements-test.txt, .venv-cloudtasks with the Cloud Tasks
+#               emulator, .venv-bigquery with the BigQuery emulator, and in
+#               .tools/ the Iceberg REST catalog fixture jar (Maven Central)
+#               and fake-gcs-server, the Cloud Storage emulator (built with Go
+#               from the Go module proxy). Needs what `build` installs.
+#               scripts/test.sh runs it beside the build.
+#   all:        everything above.
 # A second run on a ready machine only checks, in a few seconds.
 set -euo pipefail
+phase="${1:-all}"
+case "$phase" in
+  build|main-job|test-tools|all) ;;
+  *) echo "usage: scripts/setup.sh [build|main-job|test-tools|all]" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 
@@ -37,7 +51,30 @@ installed() {
   dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
 }
 
-# --- Debian packages -------------------------------------------------------
+# What a plain Debian 12 lacks that no Debian 12 package provides: say so
+# before anything is installed.
+require_prerequisites() {
+  if [[ ! -r /etc/debian_version ]] || ! command -v apt-get >/dev/null; then
+    log "this script installs with apt-get on Debian 12 (bookworm); on another"
+    log "system install the packages in deps/apt-packages.txt yourself"
+    exit 1
+  fi
+}
+
+go_at_least_1_22() {  # prints a go binary that is Go >= 1.22
+  local candidate version
+  for candidate in "$(command -v go || true)" /usr/local/go/bin/go; do
+    [[ -n $candidate && -x $candidate ]] || continue
+    version="$("$candidate" env GOVERSION 2>/dev/null || true)"
+    if [[ "$(printf '%s\n%s\n' go1.22 "$version" | sort -V | head -1)" == go1.22 ]]; then
+      echo "$candidate"
+      return 0
+    fi
+  done
+  return 1
+}
+
+install_build_packages() {
 mapfile -t wanted < <(grep -v '^\s*#' deps/apt-packages.txt | grep -v '^\s*$')
 missing=()
 for package in "${wanted[@]}"; do
@@ -55,8 +92,10 @@ for package in "${wanted[@]}"; do
   installed "$package" || missing+=("$package")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then apt_install "${missing[@]}"; fi
+}
 
 # --- Google Cloud emulators ------------------------------------------------
+install_emulators() {
 # They ship with the Google Cloud CLI's Debian packages. The harness finds the
 # SDK through the gcloud on PATH (or GCPSTREAM_GCLOUD_SDK_ROOT).
 emulator_packages=(google-cloud-cli-pubsub-emulator google-cloud-cli-spanner-emulator
@@ -69,14 +108,18 @@ if [[ ${#missing[@]} -gt 0 && -z "${GCPSTREAM_GCLOUD_SDK_ROOT:-}" ]]; then
   if apt-cache show "${missing[0]}" >/dev/null 2>&1; then
     apt_install "${missing[@]}"
   else
-    log "missing ${missing[*]} and no apt source provides them."
-    log "Install the Google Cloud CLI with its emulator components"
-    log "(https://cloud.google.com/sdk/docs/install#deb) or set GCPSTREAM_GCLOUD_SDK_ROOT."
+    log "missing ${missing[*]}: no apt source provides them. The Pub/Sub,"
+    log "Spanner and Bigtable emulators come from the Google Cloud CLI's own apt"
+    log "source, which plain Debian 12 does not have: add it as"
+    log "https://cloud.google.com/sdk/docs/install#deb says, then rerun; or point"
+    log "GCPSTREAM_GCLOUD_SDK_ROOT at an installed Google Cloud SDK."
     exit 1
   fi
 fi
+}
 
 # --- npm: googleapis protos ---------------------------------------------------
+install_protos() {
 lock_hash="$(sha256sum package-lock.json | cut -d' ' -f1)"
 stamp=node_modules/.gcpstream-lock.sha256
 if [[ ! -f $stamp || "$(cat "$stamp")" != "$lock_hash" ]]; then
@@ -84,8 +127,10 @@ if [[ ! -f $stamp || "$(cat "$stamp")" != "$lock_hash" ]]; then
   npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
   echo "$lock_hash" > "$stamp"
 fi
+}
 
 # --- Python test tools ---------------------------------------------------------
+install_test_tools() {
 requirements_hash="$(sha256sum requirements-test.txt | cut -d' ' -f1)"
 stamp=.venv/.gcpstream-requirements.sha256
 if [[ ! -f $stamp || "$(cat "$stamp")" != "$requirements_hash" ]]; then
@@ -134,10 +179,11 @@ fi
 fake_gcs_version=v1.56.1
 fake_gcs_stamp=.tools/bin/.fake-gcs-server.version
 if [[ ! -x .tools/bin/fake-gcs-server || "$(cat "$fake_gcs_stamp" 2>/dev/null)" != "$fake_gcs_version" ]]; then
-  go_binary="$(command -v go || true)"
-  [[ -z $go_binary && -x /usr/local/go/bin/go ]] && go_binary=/usr/local/go/bin/go
-  if [[ -z $go_binary ]]; then
-    log "Go is needed to build fake-gcs-server (the Cloud Storage emulator); install Go 1.22 or later"
+  if ! go_binary="$(go_at_least_1_22)"; then
+    log "Go 1.22 or later is needed to build fake-gcs-server (the Cloud Storage"
+    log "emulator); Debian 12's golang package is 1.19. Install Go from"
+    log "https://go.dev/dl/ (e.g. into /usr/local/go) or bookworm-backports'"
+    log "golang-1.22, then rerun."
     exit 1
   fi
   log "fake-gcs-server ${fake_gcs_version} (Go module proxy)"
@@ -166,5 +212,13 @@ if [[ ! -f $iceberg_rest_jar ]]; then
   fi
   mv "$iceberg_rest_jar.part" "$iceberg_rest_jar"
 fi
+}
 
-log "ready ($root)"
+require_prerequisites
+case "$phase" in
+  build) install_build_packages; install_protos ;;
+  main-job) install_build_packages; install_protos; install_emulators ;;
+  test-tools) install_emulators; install_test_tools ;;
+  all) install_build_packages; install_protos; install_emulators; install_test_tools ;;
+esac
+log "ready for $phase ($root)"

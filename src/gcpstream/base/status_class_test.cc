@@ -11,7 +11,7 @@ namespace {
 using ::absl::StatusCode;
 
 // Built at compile time, as connectors declare theirs.
-constexpr ClassificationTable kTable(
+constexpr ClassificationTable kClassTable(
     /*request_level=*/{{{StatusCode::kUnavailable, StatusClass::kTransient},
                         {StatusCode::kResourceExhausted,
                          StatusClass::kTransient},
@@ -33,29 +33,29 @@ TEST(StatusClassTest, NamesAreTheDocumentedSpellings) {
 }
 
 TEST(ClassificationTableTest, RequestLevelUsesListedCodesThenDefault) {
-  EXPECT_EQ(kTable.ClassifyRequest(absl::UnavailableError("x")),
+  EXPECT_EQ(kClassTable.ClassifyRequest(absl::UnavailableError("x")),
             StatusClass::kTransient);
-  EXPECT_EQ(kTable.ClassifyRequest(absl::ResourceExhaustedError("x")),
+  EXPECT_EQ(kClassTable.ClassifyRequest(absl::ResourceExhaustedError("x")),
             StatusClass::kTransient);
-  EXPECT_EQ(kTable.ClassifyRequest(absl::InvalidArgumentError("x")),
+  EXPECT_EQ(kClassTable.ClassifyRequest(absl::InvalidArgumentError("x")),
             StatusClass::kPerRecord);
-  EXPECT_EQ(kTable.ClassifyRequest(absl::AlreadyExistsError("x")),
+  EXPECT_EQ(kClassTable.ClassifyRequest(absl::AlreadyExistsError("x")),
             StatusClass::kFatal);
-  EXPECT_EQ(kTable.ClassifyRequest(absl::InternalError("x")),
+  EXPECT_EQ(kClassTable.ClassifyRequest(absl::InternalError("x")),
             StatusClass::kFatal);
 }
 
 TEST(ClassificationTableTest, EntryLevelIsIndependentOfRequestLevel) {
-  EXPECT_EQ(kTable.ClassifyEntry(absl::AlreadyExistsError("x")),
+  EXPECT_EQ(kClassTable.ClassifyEntry(absl::AlreadyExistsError("x")),
             StatusClass::kPerRecord);
-  EXPECT_EQ(kTable.ClassifyEntry(absl::PermissionDeniedError("x")),
+  EXPECT_EQ(kClassTable.ClassifyEntry(absl::PermissionDeniedError("x")),
             StatusClass::kFatal);
-  EXPECT_EQ(kTable.ClassifyEntry(absl::UnavailableError("x")),
+  EXPECT_EQ(kClassTable.ClassifyEntry(absl::UnavailableError("x")),
             StatusClass::kTransient);
   // Unlisted at entry level: the entry default, not the request default.
-  EXPECT_EQ(kTable.ClassifyEntry(absl::ResourceExhaustedError("x")),
+  EXPECT_EQ(kClassTable.ClassifyEntry(absl::ResourceExhaustedError("x")),
             StatusClass::kPerRecord);
-  EXPECT_EQ(kTable.ClassifyRequest(absl::PermissionDeniedError("x")),
+  EXPECT_EQ(kClassTable.ClassifyRequest(absl::PermissionDeniedError("x")),
             StatusClass::kFatal);
 }
 
@@ -65,20 +65,21 @@ TEST(ClassificationTableTest, EveryCodeIsClassifiedAndListsIsExact) {
     const bool listed = code == StatusCode::kUnavailable ||
                         code == StatusCode::kResourceExhausted ||
                         code == StatusCode::kInvalidArgument;
-    EXPECT_EQ(kTable.request_level().Lists(code), listed) << code;
+    EXPECT_EQ(kClassTable.request_level().Lists(code), listed) << code;
     if (!listed) {
-      EXPECT_EQ(kTable.request_level().Classify(code), StatusClass::kFatal)
+      EXPECT_EQ(kClassTable.request_level().Classify(code), StatusClass::kFatal)
           << code;
     }
   }
-  EXPECT_FALSE(kTable.request_level().Lists(StatusCode::kOk));
+  EXPECT_FALSE(kClassTable.request_level().Lists(StatusCode::kOk));
 }
 
 TEST(ClassificationTableTest, UnknownCodesTakeTheDefault) {
   const auto foreign = static_cast<StatusCode>(42);
-  EXPECT_EQ(kTable.request_level().Classify(foreign), StatusClass::kFatal);
-  EXPECT_EQ(kTable.entry_level().Classify(foreign), StatusClass::kPerRecord);
-  EXPECT_FALSE(kTable.entry_level().Lists(foreign));
+  EXPECT_EQ(kClassTable.request_level().Classify(foreign), StatusClass::kFatal);
+  EXPECT_EQ(kClassTable.entry_level().Classify(foreign),
+            StatusClass::kPerRecord);
+  EXPECT_FALSE(kClassTable.entry_level().Lists(foreign));
 }
 
 TEST(ClassificationTableTest, EmptyLevelClassifiesEverythingAsDefault) {
@@ -89,7 +90,7 @@ TEST(ClassificationTableTest, EmptyLevelClassifiesEverythingAsDefault) {
 }
 
 TEST(ClassificationTableTest, ToStringListsCodesInCodeOrder) {
-  EXPECT_EQ(kTable.ToString(),
+  EXPECT_EQ(kClassTable.ToString(),
             "request: INVALID_ARGUMENT=per-record, "
             "RESOURCE_EXHAUSTED=transient, UNAVAILABLE=transient, "
             "default=fatal; entry: ALREADY_EXISTS=per-record, "
@@ -122,7 +123,7 @@ TEST(ClassificationTableDeathTest, OkEntryIsRejected) {
 }
 
 TEST(ClassificationTableDeathTest, ClassifyingOkAborts) {
-  EXPECT_DEATH((void)kTable.ClassifyRequest(absl::OkStatus()),
+  EXPECT_DEATH((void)kClassTable.ClassifyRequest(absl::OkStatus()),
                "classify an OK status");
 }
 

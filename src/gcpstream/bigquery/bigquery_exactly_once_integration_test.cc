@@ -26,7 +26,7 @@ using ::gcpstream::testing::RecordingFactory;
 using ::testing::SizeIs;
 using Json = nlohmann::json;
 
-constexpr char kProject[] = "it-project";
+constexpr char kExactlyOnceProject[] = "it-project";
 
 class BigQueryExactlyOnceIntegrationTest : public ::testing::Test {
  protected:
@@ -51,7 +51,7 @@ class BigQueryExactlyOnceIntegrationTest : public ::testing::Test {
   }
   static std::map<std::string, int> Counts(
       const std::string& dataset, const std::map<std::string, int>& tables) {
-    return testing::RowCounts(kProject, dataset, tables);
+    return testing::RowCounts(kExactlyOnceProject, dataset, tables);
   }
 
   std::shared_ptr<std::vector<BigQueryFailedElement>> failures_;
@@ -61,7 +61,8 @@ class BigQueryExactlyOnceIntegrationTest : public ::testing::Test {
 TEST_F(BigQueryExactlyOnceIntegrationTest,
        RowsAppearOnlyWithTheirCommitAndOnceWhenCommittedTwice) {
   const std::string dataset = testing::FreshDataset("exactly_once");
-  BigQuerySink<Json> sink(Options(), testing::PerDayResolver(kProject, dataset),
+  BigQuerySink<Json> sink(Options(),
+                          testing::PerDayResolver(kExactlyOnceProject, dataset),
                           JsonRows(), RecordingFactory(failures_));
   const testing::PerDayInput input = testing::MakePerDayInput(10'000);
   const std::vector<std::string> committables =
@@ -80,17 +81,18 @@ TEST_F(BigQueryExactlyOnceIntegrationTest,
   std::unique_ptr<runtime::Committer> committer = sink.CreateCommitter();
   ASSERT_NE(committer, nullptr);
   ASSERT_TRUE(committer->Commit(1, committables).ok());
-  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
+  testing::ExpectTablesHoldTheInput(kExactlyOnceProject, dataset, input);
   // A restart re-runs the commit of the checkpoint it restores.
   absl::Status again = sink.CreateCommitter()->Commit(1, committables);
   ASSERT_TRUE(again.ok()) << again;
-  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
+  testing::ExpectTablesHoldTheInput(kExactlyOnceProject, dataset, input);
 }
 
 TEST_F(BigQueryExactlyOnceIntegrationTest,
        AnUncommittedCheckpointLeavesNothingAndItsReplayLandsOnce) {
   const std::string dataset = testing::FreshDataset("replayed");
-  BigQuerySink<Json> sink(Options(), testing::PerDayResolver(kProject, dataset),
+  BigQuerySink<Json> sink(Options(),
+                          testing::PerDayResolver(kExactlyOnceProject, dataset),
                           JsonRows(), RecordingFactory(failures_));
   const testing::PerDayInput first = testing::MakePerDayInput(300);
   ASSERT_THAT(WriteCheckpoint(sink, first.records, 1), SizeIs(9));
@@ -118,7 +120,8 @@ TEST_F(BigQueryExactlyOnceIntegrationTest,
 // a committed stream has no commit_time, and finalizing it is refused.
 TEST_F(BigQueryExactlyOnceIntegrationTest, EmulatorAnswersToASecondCommit) {
   const std::string dataset = testing::FreshDataset("deviations");
-  BigQuerySink<Json> sink(Options(), testing::PerDayResolver(kProject, dataset),
+  BigQuerySink<Json> sink(Options(),
+                          testing::PerDayResolver(kExactlyOnceProject, dataset),
                           JsonRows(), RecordingFactory(failures_));
   const std::vector<std::string> committables =
       WriteCheckpoint(sink, testing::MakePerDayInput(1).records, 1);

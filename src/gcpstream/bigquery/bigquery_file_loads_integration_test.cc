@@ -31,7 +31,7 @@ using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using Json = nlohmann::json;
 
-constexpr char kProject[] = "it-project";
+constexpr char kFileLoadsProject[] = "it-project";
 constexpr char kBucket[] = "staging";
 
 class BigQueryFileLoadsIntegrationTest : public ::testing::Test {
@@ -60,7 +60,7 @@ class BigQueryFileLoadsIntegrationTest : public ::testing::Test {
   }
   static std::map<std::string, int> Counts(
       const std::string& dataset, const std::map<std::string, int>& tables) {
-    return testing::RowCounts(kProject, dataset, tables);
+    return testing::RowCounts(kFileLoadsProject, dataset, tables);
   }
 
   static std::vector<std::string> Staged(const std::string& prefix) {
@@ -78,7 +78,7 @@ TEST_F(BigQueryFileLoadsIntegrationTest,
        RowsAppearOnlyWithTheirLoadAndOnceWhenCommittedTwice) {
   const std::string dataset = testing::FreshDataset("file_loads");
   BigQuerySink<Json> sink(Options(dataset),
-                          testing::PerDayResolver(kProject, dataset),
+                          testing::PerDayResolver(kFileLoadsProject, dataset),
                           JsonRows(), RecordingFactory(failures_));
   const testing::PerDayInput input = testing::MakePerDayInput(10'000);
   const std::vector<std::string> committables =
@@ -116,7 +116,7 @@ TEST_F(BigQueryFileLoadsIntegrationTest,
       {.pipeline = "p", .sink_name = "bq", .metrics = &task_.registry()});
   absl::Status committed = committer->Commit(1, committables);
   ASSERT_TRUE(committed.ok()) << committed;
-  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
+  testing::ExpectTablesHoldTheInput(kFileLoadsProject, dataset, input);
   EXPECT_THAT(Staged(dataset), IsEmpty()) << "loaded files are deleted";
   const std::string tables = absl::StrCat(input.expected_per_table.size());
   EXPECT_EQ(task_.Metric("load_jobs_started"), tables);
@@ -127,7 +127,7 @@ TEST_F(BigQueryFileLoadsIntegrationTest,
   // are found done (the emulator would run a repeated job id again).
   absl::Status again = committer->Commit(1, committables);
   ASSERT_TRUE(again.ok()) << again;
-  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
+  testing::ExpectTablesHoldTheInput(kFileLoadsProject, dataset, input);
   EXPECT_EQ(task_.Metric("load_jobs_started"), tables);
   EXPECT_EQ(task_.Metric("load_jobs_found"), tables);
 }
@@ -136,7 +136,7 @@ TEST_F(BigQueryFileLoadsIntegrationTest,
        AnUncommittedCheckpointLeavesNothingAndItsReplayLandsOnce) {
   const std::string dataset = testing::FreshDataset("file_loads_replayed");
   BigQuerySink<Json> sink(Options(dataset),
-                          testing::PerDayResolver(kProject, dataset),
+                          testing::PerDayResolver(kFileLoadsProject, dataset),
                           JsonRows(), RecordingFactory(failures_));
   const testing::PerDayInput first = testing::MakePerDayInput(300);
   const std::vector<std::string> lost = WriteCheckpoint(sink, first.records, 1);
@@ -163,7 +163,7 @@ TEST_F(BigQueryFileLoadsIntegrationTest,
 TEST_F(BigQueryFileLoadsIntegrationTest, AFailedLoadFailsTheCommitAndKeeps) {
   const std::string dataset = testing::FreshDataset("file_loads_failed");
   BigQuerySink<Json> sink(Options(dataset),
-                          testing::PerDayResolver(kProject, dataset),
+                          testing::PerDayResolver(kFileLoadsProject, dataset),
                           JsonRows(), RecordingFactory(failures_));
   const std::vector<std::string> committables =
       WriteCheckpoint(sink, testing::MakePerDayInput(1).records, 1);
@@ -194,7 +194,8 @@ TEST_F(BigQueryFileLoadsIntegrationTest, FilesAreFinishedForRoomAndWhenIdle) {
   options.max_staging_file_bytes = int64_t{16} << 20;  // Never full here.
   options.max_active_destinations = 3;
   options.destination_idle_timeout = absl::Milliseconds(1);
-  BigQuerySink<Json> sink(options, testing::PerDayResolver(kProject, dataset),
+  BigQuerySink<Json> sink(options,
+                          testing::PerDayResolver(kFileLoadsProject, dataset),
                           JsonRows(), RecordingFactory(failures_));
   auto writer = sink.CreateWriter(task_.Context());
   ASSERT_TRUE(writer.ok()) << writer.status();
@@ -218,7 +219,7 @@ TEST_F(BigQueryFileLoadsIntegrationTest, FilesAreFinishedForRoomAndWhenIdle) {
   (*writer)->Close();
   EXPECT_THAT(*committables, SizeIs(input.expected_per_table.size()));
   ASSERT_TRUE(sink.CreateCommitter()->Commit(1, *committables).ok());
-  testing::ExpectTablesHoldTheInput(kProject, dataset, input);
+  testing::ExpectTablesHoldTheInput(kFileLoadsProject, dataset, input);
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ namespace {
 constexpr int kMaxSections = 4;
 constexpr size_t kMaxSectionDigits = 16;
 
-std::string Shown(const nlohmann::json& value) {
+std::string ShownValue(const nlohmann::json& value) {
   std::string text =
       value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text.size() > 40) text = text.substr(0, 40) + "...";
@@ -42,7 +42,7 @@ absl::StatusOr<std::string> ParseChangeType(const nlohmann::json& value) {
     if (upper == "UPSERT" || upper == "DELETE") return upper;
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      Shown(value), R"( is no change type: write "UPSERT" or "DELETE")"));
+      ShownValue(value), R"( is no change type: write "UPSERT" or "DELETE")"));
 }
 
 absl::StatusOr<std::string> ParseChangeSequence(const nlohmann::json& value) {
@@ -55,7 +55,7 @@ absl::StatusOr<std::string> ParseChangeSequence(const nlohmann::json& value) {
     if (IsHexSections(text)) return absl::AsciiStrToUpper(text);
   }
   return absl::InvalidArgumentError(absl::StrCat(
-      Shown(value),
+      ShownValue(value),
       " is no change sequence number: write a non-negative integer (a JSON "
       "number), or a string of 1 to 4 sections of 1 to 16 hexadecimal "
       "digits separated by '/'"));

@@ -27,7 +27,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr char kProject[] = "chaos-project";
+constexpr char kBigQueryProject[] = "chaos-project";
 
 class BigQueryChaosTest
     : public ::testing::TestWithParam<bigquery::WriteMethod> {};
@@ -46,7 +46,7 @@ TEST_P(BigQueryChaosTest, EveryRowLandsThroughTheFaults) {
   const std::string name =
       exactly_once ? "bigquery-exactly-once" : "bigquery-at-least-once";
   const bigquery::TableDestination table(
-      kProject,
+      kBigQueryProject,
       bigquery::testing::FreshDataset(exactly_once ? "chaos_once" : "chaos"),
       "numbers");
   MetricsRegistry metrics;

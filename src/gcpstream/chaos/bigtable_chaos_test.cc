@@ -25,8 +25,8 @@
 namespace gcpstream::chaos {
 namespace {
 
-constexpr char kProject[] = "chaos-project";
-constexpr char kInstance[] = "chaos-instance";
+constexpr char kBigtableProject[] = "chaos-project";
+constexpr char kBigtableInstance[] = "chaos-instance";
 constexpr char kTable[] = "numbers";
 
 // The keys of every row of the table, and how many cells they hold.
@@ -36,7 +36,8 @@ std::pair<std::set<std::string>, int64_t> ReadRows(
   grpc::ClientContext context;
   google::bigtable::v2::ReadRowsRequest request;
   request.set_table_name(
-      bigtable::TableDestination(kProject, kInstance, kTable).ResourceName());
+      bigtable::TableDestination(kBigtableProject, kBigtableInstance, kTable)
+          .ResourceName());
   auto reader = stub->ReadRows(&context, request);
   std::set<std::string> rows;
   int64_t cells = 0;
@@ -58,8 +59,8 @@ TEST(BigtableChaosTest, EveryRowLandsThroughTheFaults) {
   auto channel = gcpstream::testing::TestEmulatorChannel(
       emulators::EmulatorKind::kBigtable);
   ASSERT_TRUE(channel.ok()) << channel.status();
-  ASSERT_TRUE(emulators::EnsureBigtableTable(*channel, kProject, kInstance,
-                                             kTable, {"cf"})
+  ASSERT_TRUE(emulators::EnsureBigtableTable(*channel, kBigtableProject,
+                                             kBigtableInstance, kTable, {"cf"})
                   .ok());
   auto proxy = gcpstream::testing::FaultProxy::Start(*host);
   ASSERT_TRUE(proxy.ok()) << proxy.status();
@@ -73,7 +74,9 @@ TEST(BigtableChaosTest, EveryRowLandsThroughTheFaults) {
       std::make_shared<std::vector<bigtable::BigtableFailedElement>>();
   pipeline.AddSource(Numbers(), 1)
       .SinkTo(std::make_shared<bigtable::BigtableSink<int64_t>>(
-          options, bigtable::TableDestination(kProject, kInstance, kTable),
+          options,
+          bigtable::TableDestination(kBigtableProject, kBigtableInstance,
+                                     kTable),
           [](const int64_t& i, const WriterContext&)
               -> absl::StatusOr<std::optional<bigtable::RowMutationEntry>> {
             bigtable::RowMutationEntry entry(absl::StrCat("row-", i));

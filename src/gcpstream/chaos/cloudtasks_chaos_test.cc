@@ -22,7 +22,7 @@
 namespace gcpstream::chaos {
 namespace {
 
-constexpr char kProject[] = "chaos-project";
+constexpr char kTasksProject[] = "chaos-project";
 constexpr char kLocation[] = "us-central1";
 constexpr char kQueue[] = "chaos";
 
@@ -33,9 +33,9 @@ TEST(CloudTasksChaosTest, EveryTaskIsDispatchedThroughTheFaults) {
   auto channel = gcpstream::testing::TestEmulatorChannel(
       emulators::EmulatorKind::kCloudTasks);
   ASSERT_TRUE(channel.ok()) << channel.status();
-  ASSERT_TRUE(
-      emulators::EnsureCloudTasksQueue(*channel, kProject, kLocation, kQueue)
-          .ok());
+  ASSERT_TRUE(emulators::EnsureCloudTasksQueue(*channel, kTasksProject,
+                                               kLocation, kQueue)
+                  .ok());
   auto receiver = gcpstream::testing::HttpReceiver::Start();
   ASSERT_TRUE(receiver.ok()) << receiver.status();
   auto proxy = gcpstream::testing::FaultProxy::Start(*host);
@@ -62,7 +62,8 @@ TEST(CloudTasksChaosTest, EveryTaskIsDispatchedThroughTheFaults) {
       std::make_shared<std::vector<cloudtasks::CloudTasksFailedElement>>();
   pipeline.AddSource(Numbers(), 1)
       .SinkTo(std::make_shared<cloudtasks::CloudTasksSink<int64_t>>(
-          options, cloudtasks::QueueDestination(kProject, kLocation, kQueue),
+          options,
+          cloudtasks::QueueDestination(kTasksProject, kLocation, kQueue),
           serializer, gcpstream::testing::RecordingFactory(failures)));
   FaultSchedule schedule(**proxy,
                          CheckpointsCompleted(metrics, "cloudtasks-sink"));

@@ -28,8 +28,8 @@
 namespace gcpstream::chaos {
 namespace {
 
-constexpr char kProject[] = "chaos-project";
-constexpr char kInstance[] = "chaos-instance";
+constexpr char kSpannerProject[] = "chaos-project";
+constexpr char kSpannerInstance[] = "chaos-instance";
 
 // One cell of `sql`'s first row in `database`, read directly (not through
 // the proxy).
@@ -40,9 +40,9 @@ std::string QueryOne(const std::shared_ptr<grpc::Channel>& channel,
   {
     grpc::ClientContext context;
     google::spanner::v1::CreateSessionRequest request;
-    request.set_database(
-        spanner::DatabaseDestination(kProject, kInstance, database)
-            .ResourceName());
+    request.set_database(spanner::DatabaseDestination(
+                             kSpannerProject, kSpannerInstance, database)
+                             .ResourceName());
     if (!stub->CreateSession(&context, request, &session).ok()) return "";
   }
   grpc::ClientContext context;
@@ -73,7 +73,7 @@ class SpannerChaosTest : public ::testing::Test {
             .substr(0, 28);
     ASSERT_TRUE(
         emulators::EnsureSpannerDatabase(
-            channel_, kProject, kInstance, database_,
+            channel_, kSpannerProject, kSpannerInstance, database_,
             {"CREATE TABLE Numbers (Id INT64 NOT NULL, Text STRING(MAX))"
              " PRIMARY KEY (Id)"})
             .ok());
@@ -99,8 +99,8 @@ class SpannerChaosTest : public ::testing::Test {
     runtime::Pipeline pipeline(pipeline_options, &metrics);
     spanner::SpannerSinkOptions options;
     options.name = "chaos-sink";
-    options.database =
-        spanner::DatabaseDestination(kProject, kInstance, database_);
+    options.database = spanner::DatabaseDestination(
+        kSpannerProject, kSpannerInstance, database_);
     options.channel.endpoint = proxy_->address();
     options.channel.plaintext = true;
     options.max_batch_mutations = 100;

@@ -33,7 +33,7 @@ namespace fs = std::filesystem;
 using ::gcpstream::cli::testing::Gcpstream;
 using ::testing::HasSubstr;
 
-constexpr int kOrders = 10000;
+constexpr int kBigQueryOrders = 10000;
 
 class BigQueryExampleTest : public ::testing::TestWithParam<std::string> {};
 
@@ -43,7 +43,7 @@ TEST_P(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
   // every record they are given: a repeated id is a row of its own.
   int no_region = 0;
   std::map<int, int> rows_by_hour;
-  for (int i = 0; i < kOrders; ++i) {
+  for (int i = 0; i < kBigQueryOrders; ++i) {
     if (i % 101 == 100) {
       ++no_region;
       continue;
@@ -71,10 +71,11 @@ TEST_P(BigQueryExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
 
   const auto outcome = Gcpstream("run --local " + root + "/example.yaml");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  EXPECT_THAT(outcome.output, HasSubstr(absl::StrCat(
-                                  "sink orders-by-hour: ", kOrders, " in, ",
-                                  kOrders - no_region, " written, 0 skipped, ",
-                                  no_region, " dead-lettered, 0 dropped")));
+  EXPECT_THAT(outcome.output,
+              HasSubstr(absl::StrCat("sink orders-by-hour: ", kBigQueryOrders,
+                                     " in, ", kBigQueryOrders - no_region,
+                                     " written, 0 skipped, ", no_region,
+                                     " dead-lettered, 0 dropped")));
   for (const auto& [hour, rows] : rows_by_hour) {
     EXPECT_THAT(
         outcome.output,

@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 using ::gcpstream::cli::testing::Gcpstream;
 using ::testing::HasSubstr;
 
-constexpr int kOrders = 10000;
+constexpr int kBigtableOrders = 10000;
 
 TEST(BigtableExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
   // Order i is placed at 2026-12-01T00:00:00Z + i s; a repeated id writes
@@ -34,7 +34,7 @@ TEST(BigtableExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
   // is never a multiple of 3600).
   int no_region = 0;
   std::map<int, std::set<int>> rows_by_hour;
-  for (int i = 0; i < kOrders; ++i) {
+  for (int i = 0; i < kBigtableOrders; ++i) {
     if (i % 101 == 100) {
       ++no_region;
       continue;
@@ -56,10 +56,11 @@ TEST(BigtableExampleTest, EveryHourlyTableHoldsWhatTheRulesPredict) {
 
   const auto outcome = Gcpstream("run --local " + root + "/example.yaml");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  EXPECT_THAT(outcome.output, HasSubstr(absl::StrCat(
-                                  "sink orders-by-hour: ", kOrders, " in, ",
-                                  kOrders - no_region, " written, 0 skipped, ",
-                                  no_region, " dead-lettered, 0 dropped")));
+  EXPECT_THAT(outcome.output,
+              HasSubstr(absl::StrCat("sink orders-by-hour: ", kBigtableOrders,
+                                     " in, ", kBigtableOrders - no_region,
+                                     " written, 0 skipped, ", no_region,
+                                     " dead-lettered, 0 dropped")));
   for (const auto& [hour, ids] : rows_by_hour) {
     EXPECT_THAT(outcome.output,
                 HasSubstr(absl::StrFormat(

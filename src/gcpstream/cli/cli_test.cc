@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
 #include "gcpstream/cli/cli_test_util.h"
@@ -21,7 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::gcpstream::cli::testing::Gcpstream;
 using ::gcpstream::cli::testing::Outcome;
+using ::gcpstream::cli::testing::RunShell;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class CliTest : public ::testing::Test {
  protected:
@@ -135,6 +138,15 @@ TEST_F(CliTest, TermStopsWithAFinalCheckpointAndARestartReplaysNothing) {
     EXPECT_THAT(stopped.output,
                 HasSubstr("pipeline 'endless' stopped after a final "
                           "checkpoint (nothing to replay): 1 checkpoints"));
+    // The second run says where it resumed; the first had nothing to resume.
+    if (run == 0) {
+      EXPECT_THAT(stopped.output, Not(HasSubstr("resumed from")));
+    } else {
+      EXPECT_THAT(stopped.output,
+                  HasSubstr("gcpstream: resumed from checkpoint 1 in " + root_ +
+                            "/checkpoints (input read before it is "
+                            "not read again"));
+    }
     const std::vector<int64_t> indexes = CommittedOrderIndexes(root_ + "/out");
     EXPECT_GT(indexes.size(), committed_before) << "run " << run;
     committed_before = indexes.size();
@@ -176,6 +188,85 @@ TEST_F(CliTest, ConfigurationErrorsExitTwoWithThePosition) {
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_THAT(version.output,
               ::testing::MatchesRegex("[0-9]+\\.[0-9]+\\.[0-9]+\n"));
+}
+
+TEST_F(CliTest, LogsGoToStandardErrorAndTheSummaryToStandardOutput) {
+  const std::string path = WritePipeline("directory");
+  const std::string run =
+      absl::StrCat("SPDLOG_LEVEL=debug ", GCPSTREAM_CLI, " run ", path);
+  Outcome stdout_only = RunShell(absl::StrCat("(", run, " 2>/dev/null)"));
+  EXPECT_EQ(stdout_only.exit_code, 0) << stdout_only.output;
+  EXPECT_THAT(stdout_only.output, HasSubstr("pipeline 'p' finished"));
+  EXPECT_THAT(stdout_only.output, Not(HasSubstr("[debug]")));
+  fs::remove_all(root_ + "/out");
+  Outcome stderr_only = RunShell(absl::StrCat("(", run, " >/dev/null)"));
+  EXPECT_EQ(stderr_only.exit_code, 0) << stderr_only.output;
+  EXPECT_THAT(stderr_only.output, HasSubstr("[debug] pipeline=p checkpoint="));
+  EXPECT_THAT(stderr_only.output, Not(HasSubstr("pipeline 'p' finished")));
+}
+
+TEST_F(CliTest, TheSummaryCountsMalformedLinesASourceSkipped) {
+  std::ofstream(root_ + "/in/orders.jsonl", std::ios::app)
+      << "{not json\n{\"id\": 10}\nneither\n";
+  const std::string path = root_ + "/p.yaml";
+  std::ofstream(path) << "source: {type: json-lines, directory: " << root_
+                      << "/in, malformed-line-policy: skip}\n"
+                      << "sinks: [{type: file, directory: " << root_
+                      << "/out}]\n";
+  Outcome ran = Gcpstream("run " + path);
+  EXPECT_EQ(ran.exit_code, 0) << ran.output;
+  EXPECT_THAT(ran.output,
+              HasSubstr("  source source: 11 read, 2 malformed lines skipped "
+                        "(malformed-line-policy: skip)\n"));
+}
+
+// What `run` used to refuse only once data flowed, `validate` refuses too.
+TEST_F(CliTest, ValidateChecksInputsOptionCombinationsAndSinkDirectories) {
+  const std::string missing = root_ + "/missing.yaml";
+  std::ofstream(missing) << "source: {type: json-lines, paths: [" << root_
+                         << "/in/nope.jsonl]}\n"
+                         << "sinks: [{type: file, directory: " << root_
+                         << "/out}]\n";
+  for (const char* command : {"validate ", "run "}) {
+    Outcome outcome = Gcpstream(command + missing);
+    EXPECT_EQ(outcome.exit_code, 2) << command << outcome.output;
+    EXPECT_THAT(outcome.output,
+                HasSubstr("missing.yaml:1:35: pipeline 'source': option "
+                          "'paths': '" +
+                          root_ +
+                          "/in/nope.jsonl' is not a file that can be "
+                          "read (it does not exist)"));
+  }
+
+  const std::string unordered = root_ + "/unordered.yaml";
+  std::ofstream(unordered)
+      << "source: {type: json-lines, directory: " << root_ << "/in}\n"
+      << "sinks: [{type: pubsub, project: p, topic: t, ordering-key: id}]\n";
+  Outcome outcome = Gcpstream("validate " + unordered);
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_THAT(outcome.output, HasSubstr("option 'ordering-key' needs "
+                                        "'enable-message-ordering: true'"));
+
+  const std::string path = WritePipeline("directory");
+  ASSERT_EQ(Gcpstream("run " + path).exit_code, 0);
+  for (const char* command : {"validate ", "run "}) {
+    outcome = Gcpstream(command + path);
+    EXPECT_EQ(outcome.exit_code, 2) << command << outcome.output;
+    EXPECT_THAT(outcome.output,
+                HasSubstr("already holds part files of an earlier run"));
+    EXPECT_FALSE(fs::exists(root_ + "/out/.inprogress/part-0-0-0.tmp"));
+  }
+}
+
+TEST_F(CliTest, AMetricsPortOutOfRangeIsRefused) {
+  const std::string path = WritePipeline("directory");
+  for (const char* port : {"99999", "65536", "-2"}) {
+    Outcome outcome =
+        Gcpstream(absl::StrCat("run --metrics-port ", port, " ", path));
+    EXPECT_EQ(outcome.exit_code, 2) << port << ": " << outcome.output;
+    EXPECT_THAT(outcome.output, HasSubstr("--metrics-port")) << port;
+    EXPECT_FALSE(fs::exists(root_ + "/out")) << port;
+  }
 }
 
 }  // namespace

@@ -24,14 +24,14 @@ namespace fs = std::filesystem;
 using ::gcpstream::cli::testing::Gcpstream;
 using ::testing::HasSubstr;
 
-constexpr int kOrders = 3000;
+constexpr int kTasksOrders = 3000;
 
 TEST(CloudTasksExampleTest, EveryQueueHoldsTheTasksOfItsCustomers) {
   // The sample-orders rules (docs/pipeline-yaml.md): order i has customer
   // "customer-<i % 97>" and no region when i % 101 == 100.
   int no_region = 0;
   std::map<uint64_t, int> by_queue;
-  for (int i = 0; i < kOrders; ++i) {
+  for (int i = 0; i < kTasksOrders; ++i) {
     if (i % 101 == 100) {
       ++no_region;
       continue;
@@ -52,10 +52,11 @@ TEST(CloudTasksExampleTest, EveryQueueHoldsTheTasksOfItsCustomers) {
 
   const auto outcome = Gcpstream("run --local " + root + "/example.yaml");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  EXPECT_THAT(outcome.output, HasSubstr(absl::StrCat(
-                                  "sink order-webhooks: ", kOrders, " in, ",
-                                  kOrders - no_region, " written, 0 skipped, ",
-                                  no_region, " dead-lettered, 0 dropped")));
+  EXPECT_THAT(
+      outcome.output,
+      HasSubstr(absl::StrCat("sink order-webhooks: ", kTasksOrders, " in, ",
+                             kTasksOrders - no_region, " written, 0 skipped, ",
+                             no_region, " dead-lettered, 0 dropped")));
   for (const auto& [queue, tasks] : by_queue) {
     EXPECT_THAT(outcome.output,
                 HasSubstr(absl::StrCat("cloud tasks queue webhooks-", queue,

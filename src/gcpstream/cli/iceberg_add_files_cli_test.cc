@@ -21,7 +21,8 @@ using ::gcpstream::cli::testing::Outcome;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
+const std::string kDir =
+    GCPSTREAM_TEST_OUTPUT_ROOT "/iceberg_add_files_cli_test_output";
 const std::string kFixtures = kDir + "/fixtures";
 
 class IcebergAddFilesCliTest : public ::testing::Test {

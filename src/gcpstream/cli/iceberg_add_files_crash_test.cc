@@ -12,7 +12,8 @@
 namespace gcpstream::cli {
 namespace {
 
-const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
+const std::string kDir =
+    GCPSTREAM_TEST_OUTPUT_ROOT "/iceberg_add_files_crash_test_output";
 constexpr int kFiles = 60;
 
 class LocalLocation final : public testing::CrashLocation {

@@ -20,7 +20,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
+const std::string kDir =
+    GCPSTREAM_TEST_OUTPUT_ROOT "/iceberg_add_files_gcs_crash_test_output";
 constexpr char kBucket[] = "crash-lake";
 constexpr int kFiles = 60;
 

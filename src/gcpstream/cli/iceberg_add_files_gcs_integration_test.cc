@@ -27,7 +27,8 @@ using ::gcpstream::cli::testing::Outcome;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
+const std::string kDir =
+    GCPSTREAM_TEST_OUTPUT_ROOT "/iceberg_add_files_gcs_integration_test_output";
 
 class IcebergAddFilesGcsTest : public ::testing::Test {
  protected:

@@ -28,11 +28,15 @@
 #include "gcpstream/cli/metrics_text.h"
 #include "gcpstream/cli/progress_reporter.h"
 #include "gcpstream/config/connector_registry.h"
+#include "gcpstream/config/failure_handler_config.h"
+#include "gcpstream/config/local_files_check.h"
 #include "gcpstream/config/pipeline_file.h"
 #include "gcpstream/emulators/emulator_set.h"
 #include "gcpstream/emulators/emulators_command.h"
 #include "gcpstream/iceberg/add_files/add_files_command.h"
 #include "spdlog/cfg/env.h"
+#include "spdlog/sinks/stdout_color_sinks.h"
+#include "spdlog/spdlog.h"
 
 namespace gcpstream::cli {
 
@@ -41,9 +45,17 @@ constexpr int kBadConfiguration = 2;
 
 namespace {
 
+// Builds the pipeline, then checks the local files it names, so that
+// `validate` refuses what `run` would refuse only after reading data.
 absl::StatusOr<std::unique_ptr<runtime::Pipeline>> Build(
     config::PipelineFile& file) {
-  return config::BuildPipeline(file, config::ConnectorRegistry::Global());
+  absl::StatusOr<std::unique_ptr<runtime::Pipeline>> pipeline =
+      config::BuildPipeline(file, config::ConnectorRegistry::Global());
+  if (!pipeline.ok()) return pipeline;
+  if (absl::Status checked = config::CheckLocalFiles(file); !checked.ok()) {
+    return checked;
+  }
+  return pipeline;
 }
 
 int Validate(const std::string& path) {
@@ -90,15 +102,27 @@ std::string HowItEnded(const runtime::JobSummary& summary) {
   return "finished";
 }
 
-// What each sink did, from the pipeline's metrics.
-void PrintSinkSummary(const config::PipelineFile& file,
-                      runtime::Pipeline& pipeline) {
+// What each source and sink did, from the pipeline's metrics, and where a
+// sink's dead letters went.
+void PrintSummary(config::PipelineFile& file, runtime::Pipeline& pipeline) {
   const std::string text = pipeline.metrics().ExportPrometheusText();
-  for (size_t i = 0; i < file.sinks.size(); ++i) {
-    std::cout << "  sink " << file.sinks[i].name << ": "
-              << CountsOfSink(text, file.sinks[i].name, static_cast<int>(i))
+  for (size_t i = 0; i < file.sources.size(); ++i) {
+    std::cout << "  source " << file.sources[i].name << ": "
+              << CountsOfSource(text, file.sources[i].name, static_cast<int>(i))
                      .ToString()
               << "\n";
+  }
+  for (size_t i = 0; i < file.sinks.size(); ++i) {
+    const SinkCounts counts =
+        CountsOfSink(text, file.sinks[i].name, static_cast<int>(i));
+    std::cout << "  sink " << file.sinks[i].name << ": " << counts.ToString();
+    // The file was read once to build the pipeline: this cannot fail.
+    absl::StatusOr<config::FailureHandlerSpec> handler =
+        config::ReadFailureHandler(file.sinks[i].options);
+    if (handler.ok() && !handler->queue_location.empty()) {
+      std::cout << "; dead letters go to " << handler->queue_location;
+    }
+    std::cout << "\n";
   }
 }
 
@@ -210,7 +234,16 @@ int Run(const std::string& path, const RunFlags& flags) {
   std::cout << "gcpstream: pipeline '" << (*pipeline)->options().name << "' "
             << HowItEnded(*summary) << ": " << summary->checkpoints_completed
             << " checkpoints, " << summary->restarts << " restarts\n";
-  PrintSinkSummary(*file, **pipeline);
+  if (summary->restored_checkpoint_id > 0 && summary->restarts == 0) {
+    // A rerun with the same checkpoint directory resumes where the last run
+    // stopped: input it finished is not read again.
+    std::cout << "gcpstream: resumed from checkpoint "
+              << summary->restored_checkpoint_id << " in "
+              << (*pipeline)->options().checkpoint_directory
+              << " (input read before it is not read again; remove the "
+                 "directory to start over)\n";
+  }
+  PrintSummary(*file, **pipeline);
   int exit_code = 0;
   if (local) {
     absl::StatusOr<std::vector<std::string>> landed =
@@ -234,7 +267,10 @@ int main(int argc, char** argv) {
   // Debian's Abseil ships with Mutex deadlock detection on, a lock-graph
   // update on every lock; a production binary does not pay for it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // Logs go to standard error, apart from the summary on standard output;
   // SPDLOG_LEVEL=debug logs every RPC (docs/cli.md).
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   spdlog::cfg::load_env_levels();
   CLI::App app{"gcpstream: streaming pipelines into Google Cloud, from YAML"};
   app.set_version_flag("--version", GCPSTREAM_VERSION);
@@ -266,7 +302,8 @@ int main(int argc, char** argv) {
                 "them");
   run->add_option("--metrics-port", run_flags.metrics_port,
                   "serve Prometheus /metrics, /healthz and /readyz on this "
-                  "port (0: any free one)");
+                  "port (0: any free one)")
+      ->check(CLI::Range(0, 65535));
   run->add_option("--metrics-address", run_flags.metrics_address,
                   "interface for --metrics-port (default 127.0.0.1; 0.0.0.0 "
                   "for all)");

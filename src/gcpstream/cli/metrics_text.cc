@@ -65,4 +65,35 @@ SinkCounts CountsOfSink(absl::string_view prometheus, const std::string& name,
   return counts;
 }
 
+std::string SourceCounts::ToString() const {
+  std::string text = absl::StrCat(out, " read");
+  if (malformed_lines_skipped > 0) {
+    absl::StrAppend(&text, ", ", malformed_lines_skipped, " malformed line",
+                    malformed_lines_skipped == 1 ? "" : "s",
+                    " skipped (malformed-line-policy: skip)");
+  }
+  if (messages_refused > 0) {
+    absl::StrAppend(&text, ", ", messages_refused, " message",
+                    messages_refused == 1 ? "" : "s",
+                    " the deserializer refused, not emitted "
+                    "(deserialization-failure-policy)");
+  }
+  return text;
+}
+
+SourceCounts CountsOfSource(absl::string_view prometheus,
+                            const std::string& name, int index) {
+  const std::string own = absl::StrCat("operator=\"", name, "\"");
+  SourceCounts counts;
+  // A source task counts what its reader emits as the operator's input.
+  counts.out =
+      SumMetric(prometheus, "operator_records_in",
+                absl::StrCat("operator=\"source-", index, "-", name, "\""));
+  counts.malformed_lines_skipped =
+      SumMetric(prometheus, "records_skipped_malformed", own);
+  counts.messages_refused =
+      SumMetric(prometheus, "deserialization_failures", own);
+  return counts;
+}
+
 }  // namespace gcpstream::cli

@@ -35,6 +35,23 @@ struct SinkCounts {
 SinkCounts CountsOfSink(absl::string_view prometheus, const std::string& name,
                         int index);
 
+// What a source did, summed over its subtasks: records it emitted, and what
+// it read but did not emit (malformed lines a json-lines source skipped,
+// messages the Pub/Sub source's deserializer refused).
+struct SourceCounts {
+  int64_t out = 0;
+  int64_t malformed_lines_skipped = 0;
+  int64_t messages_refused = 0;
+
+  // "2 read, 1 malformed line skipped".
+  std::string ToString() const;
+};
+
+// `index`: the source's position in the pipeline file (the runtime names
+// its operator "source-<index>-<name>").
+SourceCounts CountsOfSource(absl::string_view prometheus,
+                            const std::string& name, int index);
+
 }  // namespace gcpstream::cli
 
 #endif  // GCPSTREAM_CLI_METRICS_TEXT_H_

@@ -57,14 +57,21 @@ TEST(QuickstartTest, EveryDestinationHoldsWhatTheRulesPredict) {
 
   const auto outcome = Gcpstream("run --local " + root + "/quickstart.yaml");
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  EXPECT_THAT(outcome.output, HasSubstr(absl::StrCat(
-                                  "sink orders-by-region: ", kOrders, " in, ",
-                                  kOrders - no_region, " written, 0 skipped, ",
-                                  no_region, " dead-lettered, 0 dropped")));
+  EXPECT_THAT(outcome.output,
+              HasSubstr(absl::StrCat("sink orders-by-region: ", kOrders,
+                                     " in, ", kOrders - no_region,
+                                     " written, 0 skipped, ", no_region,
+                                     " dead-lettered, 0 dropped; "
+                                     "dead letters go to directory ",
+                                     root, "/dead-letters\n")));
   EXPECT_THAT(outcome.output, HasSubstr(absl::StrCat(
                                   "sink orders-table: ", kOrders, " in, ", rows,
                                   " written, 0 skipped, ", kOrders - rows,
-                                  " dead-lettered, 0 dropped")));
+                                  " dead-lettered, 0 dropped; dead letters go "
+                                  "to directory ",
+                                  root, "/dead-letters\n")));
+  EXPECT_THAT(outcome.output,
+              HasSubstr(absl::StrCat("source orders: ", kOrders, " read\n")));
   for (const auto& [region, count] : by_region) {
     EXPECT_THAT(outcome.output,
                 HasSubstr(absl::StrCat("topic orders-", region, ": ", count,

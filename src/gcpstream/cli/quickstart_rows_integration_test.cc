@@ -36,7 +36,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::gcpstream::cli::testing::Gcpstream;
 
-constexpr int kOrders = 3000;
+constexpr int kQuickstartOrders = 3000;
 constexpr char kDatabase[] =
     "projects/quickstart/instances/local/databases/shop";
 
@@ -52,7 +52,7 @@ struct Expected {
 
 Expected Predict() {
   Expected expected;
-  for (int i = 0; i < kOrders; ++i) {
+  for (int i = 0; i < kQuickstartOrders; ++i) {
     const int64_t id = i % 400 == 398 ? 100000 + i - 1 : 100000 + i;
     const bool has_region = i % 101 != 100;
     const bool negative = i % 250 == 249;

@@ -21,7 +21,7 @@ namespace gcpstream::config {
 namespace {
 
 using bigquery::FieldSchema;
-using bigquery::TableDestination;
+using BigQueryTable = bigquery::TableDestination;
 using bigquery::TableSchema;
 
 // One column of a `schema:` block: name, type, mode, description, fields.
@@ -166,22 +166,22 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> BigQuerySink(
   auto serializer = std::make_shared<const RecordRows>();
   if (table->constant()) {
     return std::make_shared<bigquery::BigQuerySink<Record>>(
-        sink, TableDestination(*project, *dataset, table->text()),
+        sink, BigQueryTable(*project, *dataset, table->text()),
         std::move(serializer), std::move(factory));
   }
-  auto resolver = MakeResolver<Record, TableDestination>(
+  auto resolver = MakeResolver<Record, BigQueryTable>(
       [project = *project, dataset = *dataset, table = *std::move(table)](
           const Record& record,
-          const WriterContext& context) -> absl::StatusOr<TableDestination> {
+          const WriterContext& context) -> absl::StatusOr<BigQueryTable> {
         absl::StatusOr<std::string> name = table.Render(
             record, context.event_time.value_or(absl::InfinitePast()));
         if (!name.ok()) {
-          return TableDestination::Unroutable(
+          return BigQueryTable::Unroutable(
               {.payload = record.CompactText(),
                .reason = absl::StrCat("option 'table' ('", table.text(),
                                       "'): ", name.status().message())});
         }
-        return TableDestination(project, dataset, *std::move(name));
+        return BigQueryTable(project, dataset, *std::move(name));
       });
   return std::make_shared<bigquery::BigQuerySink<Record>>(
       sink, std::move(resolver), std::move(serializer), std::move(factory));

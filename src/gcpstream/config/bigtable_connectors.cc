@@ -124,8 +124,8 @@ absl::StatusOr<std::optional<RowMutationEntry>> ToEntry(
   return std::optional<RowMutationEntry>(std::move(entry));
 }
 
-absl::StatusOr<DestinationTemplate> ReadTemplate(OptionMap& options,
-                                                 absl::string_view key) {
+absl::StatusOr<DestinationTemplate> ReadTableTemplate(OptionMap& options,
+                                                      absl::string_view key) {
   absl::StatusOr<std::string> text = options.RequiredString(key);
   if (!text.ok()) return text.status();
   absl::StatusOr<DestinationTemplate> parsed =
@@ -140,7 +140,7 @@ absl::StatusOr<DestinationTemplate> ReadTemplate(OptionMap& options,
 
 // `columns`: qualifier -> field, in the family of option `family`; a key
 // written "family:qualifier" names its own family.
-absl::StatusOr<RowMapping> ReadMapping(OptionMap& options) {
+absl::StatusOr<RowMapping> ReadRowMapping(OptionMap& options) {
   RowMapping mapping;
   absl::StatusOr<std::string> project = RequiredProject(options);
   if (!project.ok()) return project.status();
@@ -148,11 +148,12 @@ absl::StatusOr<RowMapping> ReadMapping(OptionMap& options) {
   if (!instance.ok()) return instance.status();
   mapping.project = *project;
   mapping.instance = *instance;
-  absl::StatusOr<DestinationTemplate> table = ReadTemplate(options, "table");
+  absl::StatusOr<DestinationTemplate> table =
+      ReadTableTemplate(options, "table");
   if (!table.ok()) return table.status();
   mapping.table = *std::move(table);
   absl::StatusOr<DestinationTemplate> row_key =
-      ReadTemplate(options, "row-key");
+      ReadTableTemplate(options, "row-key");
   if (!row_key.ok()) return row_key.status();
   mapping.row_key = *std::move(row_key);
   if (absl::Status status =
@@ -210,7 +211,7 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> BigtableSink(
     OptionMap& options, const BuildEnvironment& environment) {
   bigtable::BigtableSinkOptions sink;
   sink.name = environment.name;
-  absl::StatusOr<RowMapping> mapping = ReadMapping(options);
+  absl::StatusOr<RowMapping> mapping = ReadRowMapping(options);
   if (!mapping.ok()) return mapping.status();
   if (absl::Status read =
           bigtable::BigtableSinkOptionTable().Read(options, sink);

@@ -23,7 +23,8 @@
 namespace gcpstream::config {
 namespace {
 
-absl::Status FromGrpc(const grpc::Status& status, absl::string_view what) {
+absl::Status BigtableStatus(const grpc::Status& status,
+                            absl::string_view what) {
   if (status.ok()) return absl::OkStatus();
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                       absl::StrCat(what, ": ", status.error_message()));
@@ -41,9 +42,9 @@ absl::StatusOr<std::vector<std::string>> ListTables(
   while (true) {
     grpc::ClientContext context;
     google::bigtable::admin::v2::ListTablesResponse response;
-    if (absl::Status status =
-            FromGrpc(admin->ListTables(&context, request, &response),
-                     absl::StrCat("listing the tables of ", instance_name));
+    if (absl::Status status = BigtableStatus(
+            admin->ListTables(&context, request, &response),
+            absl::StrCat("listing the tables of ", instance_name));
         !status.ok()) {
       return status;
     }
@@ -54,8 +55,9 @@ absl::StatusOr<std::vector<std::string>> ListTables(
   return names;
 }
 
-absl::StatusOr<int64_t> CountRows(const std::shared_ptr<grpc::Channel>& channel,
-                                  const std::string& table_name) {
+absl::StatusOr<int64_t> CountTableRows(
+    const std::shared_ptr<grpc::Channel>& channel,
+    const std::string& table_name) {
   auto data = google::bigtable::v2::Bigtable::NewStub(channel);
   grpc::ClientContext context;
   google::bigtable::v2::ReadRowsRequest request;
@@ -72,7 +74,7 @@ absl::StatusOr<int64_t> CountRows(const std::shared_ptr<grpc::Channel>& channel,
       if (chunk.commit_row()) ++rows;
     }
   }
-  if (absl::Status status = FromGrpc(
+  if (absl::Status status = BigtableStatus(
           reader->Finish(), absl::StrCat("reading the rows of ", table_name));
       !status.ok()) {
     return status;
@@ -131,7 +133,7 @@ class BigtableLocalResources final : public LocalResource {
           absl::StrCat("projects/", project, "/instances/", instance));
       if (!names.ok()) return names.status();
       for (const std::string& name : *names) {
-        absl::StatusOr<int64_t> rows = CountRows(*channel, name);
+        absl::StatusOr<int64_t> rows = CountTableRows(*channel, name);
         if (!rows.ok()) return rows.status();
         lines.push_back(absl::StrCat("bigtable table ", instance, "/",
                                      name.substr(name.rfind('/') + 1), ": ",

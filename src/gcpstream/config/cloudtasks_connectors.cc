@@ -93,9 +93,9 @@ absl::StatusOr<std::optional<Task>> ToTask(const TaskMapping& mapping,
   return std::optional<Task>(std::move(task));
 }
 
-absl::StatusOr<DestinationTemplate> ReadTemplate(OptionMap& options,
-                                                 absl::string_view key,
-                                                 const std::string& text) {
+absl::StatusOr<DestinationTemplate> ReadQueueTemplate(OptionMap& options,
+                                                      absl::string_view key,
+                                                      const std::string& text) {
   absl::StatusOr<DestinationTemplate> parsed = DestinationTemplate::Parse(text);
   if (parsed.ok()) return parsed;
   return ConfigError(options.PositionOf(key),
@@ -103,7 +103,7 @@ absl::StatusOr<DestinationTemplate> ReadTemplate(OptionMap& options,
                                   "': ", parsed.status().message()));
 }
 
-absl::StatusOr<TaskMapping> ReadMapping(OptionMap& options) {
+absl::StatusOr<TaskMapping> ReadTaskMapping(OptionMap& options) {
   TaskMapping mapping;
   absl::StatusOr<std::string> project = RequiredProject(options);
   if (!project.ok()) return project.status();
@@ -120,7 +120,7 @@ absl::StatusOr<TaskMapping> ReadMapping(OptionMap& options) {
     absl::StatusOr<std::string> text = options.RequiredString(key);
     if (!text.ok()) return text.status();
     absl::StatusOr<DestinationTemplate> parsed =
-        ReadTemplate(options, key, *text);
+        ReadQueueTemplate(options, key, *text);
     if (!parsed.ok()) return parsed.status();
     *target = *std::move(parsed);
   }
@@ -151,7 +151,7 @@ absl::StatusOr<TaskMapping> ReadMapping(OptionMap& options) {
       absl::StatusOr<std::string> text = (*headers)->RequiredString(name);
       if (!text.ok()) return text.status();
       absl::StatusOr<DestinationTemplate> parsed =
-          ReadTemplate(**headers, name, *text);
+          ReadQueueTemplate(**headers, name, *text);
       if (!parsed.ok()) return parsed.status();
       mapping.headers.emplace_back(name, *std::move(parsed));
     }
@@ -199,7 +199,7 @@ absl::StatusOr<TaskMapping> ReadMapping(OptionMap& options) {
   if (!task_id.ok()) return task_id.status();
   if (task_id->has_value()) {
     absl::StatusOr<DestinationTemplate> parsed =
-        ReadTemplate(options, "task-id-extractor", **task_id);
+        ReadQueueTemplate(options, "task-id-extractor", **task_id);
     if (!parsed.ok()) return parsed.status();
     mapping.task_id = *std::move(parsed);
   }
@@ -210,7 +210,7 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> CloudTasksSink(
     OptionMap& options, const BuildEnvironment& environment) {
   cloudtasks::CloudTasksSinkOptions sink;
   sink.name = environment.name;
-  absl::StatusOr<TaskMapping> mapping = ReadMapping(options);
+  absl::StatusOr<TaskMapping> mapping = ReadTaskMapping(options);
   if (!mapping.ok()) return mapping.status();
   if (absl::Status read =
           cloudtasks::CloudTasksSinkOptionTable().Read(options, sink);

@@ -20,7 +20,7 @@ namespace {
 
 namespace v2 = ::google::cloud::tasks::v2;
 
-absl::Status FromGrpc(const grpc::Status& status, absl::string_view what) {
+absl::Status TasksStatus(const grpc::Status& status, absl::string_view what) {
   if (status.ok()) return absl::OkStatus();
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                       absl::StrCat(what, ": ", status.error_message()));
@@ -63,8 +63,8 @@ class CloudTasksLocalResources final : public LocalResource {
       request.set_name(Name(project, queue));
       v2::Queue response;
       if (absl::Status status =
-              FromGrpc(stub->PauseQueue(&context, request, &response),
-                       absl::StrCat("pausing ", request.name()));
+              TasksStatus(stub->PauseQueue(&context, request, &response),
+                          absl::StrCat("pausing ", request.name()));
           !status.ok()) {
         return status;
       }
@@ -85,7 +85,7 @@ class CloudTasksLocalResources final : public LocalResource {
       while (true) {
         grpc::ClientContext context;
         v2::ListTasksResponse response;
-        if (absl::Status status = FromGrpc(
+        if (absl::Status status = TasksStatus(
                 stub->ListTasks(&context, request, &response),
                 absl::StrCat("listing the tasks of ", request.parent()));
             !status.ok()) {

@@ -10,7 +10,8 @@
 namespace gcpstream::config {
 namespace {
 
-absl::StatusOr<DeadLetterQueueFactory> ReadQueue(OptionMap& handler) {
+absl::StatusOr<DeadLetterQueueFactory> ReadQueue(OptionMap& handler,
+                                                 std::string& location) {
   absl::StatusOr<std::optional<OptionMap>> queue = handler.Map("queue");
   if (!queue.ok()) return queue.status();
   if (!queue->has_value()) {
@@ -33,6 +34,7 @@ absl::StatusOr<DeadLetterQueueFactory> ReadQueue(OptionMap& handler) {
   if (**kind == DeadLetterQueueKind::kFile) {
     absl::StatusOr<std::string> directory = options.RequiredString("directory");
     if (!directory.ok()) return directory.status();
+    location = absl::StrCat("directory ", *directory);
     factory = [directory = *directory](const runtime::SinkWriterContext&)
         -> absl::StatusOr<std::unique_ptr<DeadLetterQueue>> {
       return std::make_unique<FileDeadLetterQueue>(directory);
@@ -45,6 +47,8 @@ absl::StatusOr<DeadLetterQueueFactory> ReadQueue(OptionMap& handler) {
     if (!topic.ok()) return topic.status();
     queue_options.project = *project;
     queue_options.topic = *topic;
+    location =
+        absl::StrCat("Pub/Sub topic projects/", *project, "/topics/", *topic);
     if (absl::Status read = pubsub::PubSubDeadLetterQueueOptionTable().Read(
             options, queue_options);
         !read.ok()) {
@@ -84,7 +88,8 @@ absl::StatusOr<FailureHandlerSpec> ReadFailureHandler(OptionMap& sink_options) {
   if (!kind.ok()) return kind.status();
   spec.kind = kind->value_or(FailureHandlerKind::kFailJob);
   if (spec.kind == FailureHandlerKind::kDeadLetterQueue) {
-    absl::StatusOr<DeadLetterQueueFactory> queue = ReadQueue(options);
+    absl::StatusOr<DeadLetterQueueFactory> queue =
+        ReadQueue(options, spec.queue_location);
     if (!queue.ok()) return queue.status();
     spec.queue = *std::move(queue);
   }

@@ -44,6 +44,9 @@ using DeadLetterQueueFactory =
 struct FailureHandlerSpec {
   FailureHandlerKind kind = FailureHandlerKind::kFailJob;
   DeadLetterQueueFactory queue = nullptr;  // kDeadLetterQueue only.
+  // Where dead letters go, for people: "directory /x" or "Pub/Sub topic
+  // projects/p/topics/t" (kDeadLetterQueue only).
+  std::string queue_location;
 };
 
 // Reads (and accepts) `failure-handler` from a sink's options.

@@ -24,6 +24,8 @@ absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> JsonLinesSource(
         AssignIfSet(options.String("suffix"), source.files.suffix),
         AssignIfSet(options.Int("max-lines-per-poll", 1, 1'000'000),
                     source.files.max_lines_per_poll),
+        AssignIfSet(options.Int("max-line-bytes", 1, int64_t{1} << 30),
+                    source.files.max_line_bytes),
         AssignIfSet(options.Enum(runtime::kMalformedLinePolicyOption),
                     source.malformed_line_policy)}) {
     if (!status.ok()) return status;

@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
+const std::string kDir =
+    GCPSTREAM_TEST_OUTPUT_ROOT "/iceberg_connectors_output";
 
 class IcebergConnectorsTest : public ::testing::Test {
  protected:

@@ -61,8 +61,11 @@ class OptionMap final : public connector::OptionSource {
   absl::StatusOr<std::optional<std::vector<OptionMap>>> MapList(
       absl::string_view key);
 
-  // Required variants: absent is an error naming the key.
+  // Required variants: absent (or an empty list) is an error naming the key,
+  // and a written key that looks like a misspelling of it.
   absl::StatusOr<std::string> RequiredString(absl::string_view key);
+  absl::StatusOr<std::vector<std::string>> RequiredStringList(
+      absl::string_view key);
 
   // Keys read so far are accepted; any other key is an error.
   absl::Status CheckNoUnknownKeys() const;
@@ -100,6 +103,7 @@ class OptionMap final : public connector::OptionSource {
   // A scalar's text, or an error naming the key when it is a list or map.
   absl::StatusOr<std::optional<std::string>> Scalar(absl::string_view key);
   absl::Status ValueError(const Entry& entry, absl::string_view message) const;
+  absl::Status MissingError(absl::string_view key) const;
 
   std::string file_;
   std::string what_;

@@ -1,5 +1,6 @@
 #include "gcpstream/config/option_map.h"
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -100,6 +101,16 @@ TEST(OptionMapTest, MissingRequiredAndDuplicatesAndNonMappings) {
   auto sinks = Load("sinks:\n  - type: pubsub\n  - 3\n").MapList("sinks");
   EXPECT_THAT(sinks.status().message(), HasSubstr("p"));
   EXPECT_THAT(sinks.status().message(), HasSubstr("must be a mapping"));
+}
+
+TEST(OptionMapTest, ADuplicateAmongManyKeysNamesBothPositions) {
+  std::string text;
+  for (int i = 0; i < 50000; ++i) absl::StrAppend(&text, "key-", i, ": 1\n");
+  absl::StrAppend(&text, "KEY-0: 2\n");
+  auto map = OptionMap::FromNode(YAML::Load(text), "p.yaml", "sink 'out'");
+  EXPECT_THAT(map.status().message(),
+              HasSubstr("p.yaml:50001:1: sink 'out': option 'KEY-0' is "
+                        "written twice (first at p.yaml:1:1)"));
 }
 
 }  // namespace

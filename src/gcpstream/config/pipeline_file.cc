@@ -253,11 +253,22 @@ std::optional<absl::Time> EventTimeOf(const Record& record,
 }
 
 absl::StatusOr<PipelineFile> LoadPipelineFile(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     return absl::NotFoundError(
         absl::StrCat("cannot read pipeline file '", path, "'"));
   }
+  const std::streamoff size = in.tellg();
+  if (size > kMaxPipelineFileBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("pipeline file '", path, "' is ", size,
+                     " bytes; a pipeline file is at "
+                     "most ",
+                     kMaxPipelineFileBytes,
+                     " bytes (1 MiB): records belong in a "
+                     "source's input, not in the pipeline file"));
+  }
+  in.seekg(0);
   const std::string text((std::istreambuf_iterator<char>(in)),
                          std::istreambuf_iterator<char>());
   return ParsePipelineFile(text, path);

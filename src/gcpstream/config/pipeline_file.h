@@ -1,6 +1,7 @@
 #ifndef GCPSTREAM_CONFIG_PIPELINE_FILE_H_
 #define GCPSTREAM_CONFIG_PIPELINE_FILE_H_
 
+#include <ios>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,11 @@ struct PipelineFile {
 // Errors, YAML syntax errors included, carry file:line:column.
 absl::StatusOr<PipelineFile> ParsePipelineFile(absl::string_view text,
                                                const std::string& path);
+// The largest pipeline file LoadPipelineFile reads: a pipeline is a page of
+// options, and a file of many megabytes is a mistake (data written where
+// options belong), refused before it is parsed.
+inline constexpr std::streamoff kMaxPipelineFileBytes = 1 << 20;
+
 absl::StatusOr<PipelineFile> LoadPipelineFile(const std::string& path);
 
 // A record's event time from `field`: RFC 3339 text or whole epoch

@@ -71,6 +71,22 @@ TEST_F(PipelineFileTest, ReadsPipelineKeys) {
   EXPECT_EQ(file->sinks[1].name, "sink-2");
 }
 
+TEST_F(PipelineFileTest, AFileLargerThanOneMebibyteIsRefusedUnread) {
+  const std::string path = root_ + "/huge.yaml";
+  {
+    std::ofstream out(path);
+    out << "source: {type: json-lines, directory: in}\nnotes:\n";
+    for (int i = 0; out.tellp() <= kMaxPipelineFileBytes; ++i) {
+      out << "  - line " << i << " of a file that is valid YAML\n";
+    }
+  }
+  absl::StatusOr<PipelineFile> file = LoadPipelineFile(path);
+  EXPECT_EQ(file.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(file.status().message(),
+              HasSubstr("a pipeline file is at most 1048576 bytes (1 MiB)"));
+  EXPECT_THAT(file.status().message(), HasSubstr(path));
+}
+
 TEST_F(PipelineFileTest, ReadsTheLocalSection) {
   auto file = ParsePipelineFile(
       "source: {type: json-lines, paths: [a]}\n"

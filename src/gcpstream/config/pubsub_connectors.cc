@@ -45,7 +45,7 @@ absl::StatusOr<std::optional<FieldPath>> ReadPath(OptionMap& options,
   return std::optional<FieldPath>(*std::move(path));
 }
 
-absl::StatusOr<MessageMapping> ReadMapping(OptionMap& options) {
+absl::StatusOr<MessageMapping> ReadMessageMapping(OptionMap& options) {
   absl::StatusOr<std::string> project = RequiredProject(options);
   if (!project.ok()) return project.status();
   absl::StatusOr<std::string> topic = options.RequiredString("topic");
@@ -137,7 +137,7 @@ auto Serializer(std::shared_ptr<const MessageMapping> mapping) {
 
 absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
     OptionMap& options, const BuildEnvironment& environment) {
-  absl::StatusOr<MessageMapping> mapping = ReadMapping(options);
+  absl::StatusOr<MessageMapping> mapping = ReadMessageMapping(options);
   if (!mapping.ok()) return mapping.status();
   pubsub::PubSubSinkOptions sink;
   sink.name = environment.name;
@@ -148,6 +148,17 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> PubSubSink(
   if (absl::Status valid = pubsub::CheckPubSubSinkOptions(sink); !valid.ok()) {
     return ConfigError(options.position(),
                        absl::StrCat(options.what(), ": ", valid.message()));
+  }
+  // The service refuses a keyed publish to a publisher without ordering;
+  // said here, `validate` catches it before any record is read.
+  if (mapping->ordering_key.has_value() && !sink.enable_message_ordering) {
+    return ConfigError(
+        options.PositionOf("ordering-key"),
+        absl::StrCat(options.what(),
+                     ": option 'ordering-key' needs "
+                     "'enable-message-ordering: true' (keyed messages are "
+                     "published in order per key only by an ordering "
+                     "publisher)"));
   }
   absl::StatusOr<FailureHandlerSpec> handler = ReadFailureHandler(options);
   if (!handler.ok()) return handler.status();
@@ -181,11 +192,10 @@ absl::StatusOr<std::shared_ptr<runtime::Source<Record>>> PubSubSource(
   source.name = environment.name;
   absl::StatusOr<std::string> project = RequiredProject(options);
   if (!project.ok()) return project.status();
-  absl::StatusOr<std::optional<std::vector<std::string>>> subscriptions =
-      options.StringList("subscriptions");
+  absl::StatusOr<std::vector<std::string>> subscriptions =
+      options.RequiredStringList("subscriptions");
   if (!subscriptions.ok()) return subscriptions.status();
-  for (const std::string& name :
-       subscriptions->value_or(std::vector<std::string>{})) {
+  for (const std::string& name : *subscriptions) {
     source.subscriptions.push_back(
         pubsub::SubscriptionSpec{.project = *project, .subscription = name});
   }

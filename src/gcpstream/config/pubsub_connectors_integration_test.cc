@@ -275,6 +275,14 @@ TEST_F(PubSubConnectorsTest, BadOptionsAreConfigurationErrors) {
             "sinks: [{type: pubsub, project: p, topic: t, failure-handler: "
             "{type: dead-letter-queue}}]\n",
             "needs a 'queue'"},
+           {"sources:\n"
+            "  - {name: eu, type: pubsub, project: p, subscription: s}\n"
+            "sinks: [{type: file, directory: /tmp/x}]\n",
+            "option 'subscriptions' is required ('subscription' at "
+            "test.yaml:2:42 looks like a misspelling of it)"},
+           {"source: {type: json-lines, paths: [a]}\n"
+            "sinks: [{type: pubsub, project: p, topic: t, ordering-key: id}]\n",
+            "option 'ordering-key' needs 'enable-message-ordering: true'"},
            {"source: {type: json-lines, paths: [a]}\n"
             "sinks: [{type: pubsub, topic: t}]\n",
             "option 'project' is required: the Google Cloud project to use; "

@@ -76,7 +76,7 @@ absl::StatusOr<spanner::DatabaseDestination> ReadDatabase(OptionMap& options) {
   return spanner::DatabaseDestination(parts[1], parts[3], parts[5]);
 }
 
-absl::StatusOr<MutationMapping> ReadMapping(OptionMap& options) {
+absl::StatusOr<MutationMapping> ReadMutationMapping(OptionMap& options) {
   absl::StatusOr<std::string> table = options.RequiredString("table");
   if (!table.ok()) return table.status();
   absl::StatusOr<DestinationTemplate> parsed =
@@ -123,7 +123,7 @@ absl::StatusOr<std::shared_ptr<runtime::Sink<Record>>> SpannerSink(
   absl::StatusOr<spanner::DatabaseDestination> database = ReadDatabase(options);
   if (!database.ok()) return database.status();
   sink.database = *database;
-  absl::StatusOr<MutationMapping> mapping = ReadMapping(options);
+  absl::StatusOr<MutationMapping> mapping = ReadMutationMapping(options);
   if (!mapping.ok()) return mapping.status();
   if (absl::Status read = spanner::SpannerSinkOptionTable().Read(options, sink);
       !read.ok()) {

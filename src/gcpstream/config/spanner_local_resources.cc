@@ -30,7 +30,7 @@ std::string CreatedTable(absl::string_view ddl) {
   return std::string(rest.substr(0, end));
 }
 
-absl::StatusOr<std::string> CountRows(
+absl::StatusOr<std::string> CountSpannerRows(
     const std::shared_ptr<grpc::Channel>& channel, const std::string& database,
     const std::string& table) {
   absl::StatusOr<std::vector<std::vector<std::string>>> rows =
@@ -89,7 +89,8 @@ class SpannerLocalResources final : public LocalResource {
           absl::StrCat("projects/", project, "/instances/", database.instance,
                        "/databases/", database.database);
       for (const std::string& table : database.tables) {
-        absl::StatusOr<std::string> rows = CountRows(*channel, name, table);
+        absl::StatusOr<std::string> rows =
+            CountSpannerRows(*channel, name, table);
         if (!rows.ok()) return rows.status();
         lines.push_back(absl::StrCat("table ", database.database, ".", table,
                                      ": ", *rows, " rows"));

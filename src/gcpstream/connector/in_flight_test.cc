@@ -13,7 +13,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr ClassificationTable kTable(
+constexpr ClassificationTable kInFlightTable(
     ClassificationTable::Level({}, StatusClass::kFatal),
     ClassificationTable::Level({}, StatusClass::kFatal));
 
@@ -27,7 +27,7 @@ class InFlightTest : public ::testing::Test {
     ASSERT_TRUE(core_
                     .Open(WriterCoreOptions{.connector = "t",
                                             .sink_name = "sink",
-                                            .classification = &kTable,
+                                            .classification = &kInFlightTable,
                                             .clock = &clock_},
                           context, nullptr)
                     .ok());

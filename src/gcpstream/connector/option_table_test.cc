@@ -100,7 +100,7 @@ struct Options {
   RetryOptions retry;
 };
 
-OptionTable<Options> Table() {
+OptionTable<Options> OptionsTable() {
   using O = Options;
   OptionTable<O> table({
       IntOption<O>("count", [](O& o) -> int64_t& { return o.count; }, "1", "5",
@@ -144,7 +144,7 @@ TEST(OptionTableTest, EveryKindOfValueReachesItsMember) {
                     {"retry-max-backoff", "1s"},
                     {"retry-backoff-multiplier", "1.5"}});
   Options options;
-  ASSERT_TRUE(Table().Read(source, options).ok());
+  ASSERT_TRUE(OptionsTable().Read(source, options).ok());
   EXPECT_EQ(options.count, 7);
   EXPECT_EQ(options.small, 9);
   EXPECT_EQ(options.wait, absl::Milliseconds(250));
@@ -163,7 +163,7 @@ TEST(OptionTableTest, EveryKindOfValueReachesItsMember) {
 TEST(OptionTableTest, AbsentOptionsKeepTheirDefaults) {
   MapSource source({});
   Options options;
-  ASSERT_TRUE(Table().Read(source, options).ok());
+  ASSERT_TRUE(OptionsTable().Read(source, options).ok());
   EXPECT_EQ(options.count, 1);
   EXPECT_FALSE(options.delay.has_value());
   EXPECT_EQ(options.retry.max_attempts, RetryOptions().max_attempts);
@@ -172,7 +172,7 @@ TEST(OptionTableTest, AbsentOptionsKeepTheirDefaults) {
 TEST(OptionTableTest, AnOldSpellingIsReadAndWarnedAbout) {
   MapSource source(std::map<std::string, std::string>{{"old-count", "4"}});
   Options options;
-  ASSERT_TRUE(Table().Read(source, options).ok());
+  ASSERT_TRUE(OptionsTable().Read(source, options).ok());
   EXPECT_EQ(options.count, 4);
   EXPECT_THAT(source.deprecated, ElementsAre("old-count->count"));
 }
@@ -180,7 +180,7 @@ TEST(OptionTableTest, AnOldSpellingIsReadAndWarnedAbout) {
 TEST(OptionTableTest, BothSpellingsTogetherAreRefused) {
   MapSource source({{"old-count", "4"}, {"count", "5"}});
   Options options;
-  absl::Status status = Table().Read(source, options);
+  absl::Status status = OptionsTable().Read(source, options);
   EXPECT_THAT(status.message(),
               HasSubstr("'old-count' is the old spelling of 'count'"));
 }
@@ -188,9 +188,10 @@ TEST(OptionTableTest, BothSpellingsTogetherAreRefused) {
 TEST(OptionTableTest, BoundsAndEnumSpellingsAreChecked) {
   Options options;
   MapSource too_big(std::map<std::string, std::string>{{"count", "11"}});
-  EXPECT_THAT(Table().Read(too_big, options).message(), HasSubstr("count"));
+  EXPECT_THAT(OptionsTable().Read(too_big, options).message(),
+              HasSubstr("count"));
   MapSource unknown(std::map<std::string, std::string>{{"mode", "quick"}});
-  absl::Status status = Table().Read(unknown, options);
+  absl::Status status = OptionsTable().Read(unknown, options);
   EXPECT_THAT(status.message(), HasSubstr("mode"));
   EXPECT_THAT(status.message(), HasSubstr("fast, safe"));
 }

@@ -9,13 +9,15 @@
 #include <google/protobuf/struct.pb.h>
 
 #include "absl/strings/str_cat.h"
+#include "gcpstream/testing/captured_log.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "spdlog/sinks/ostream_sink.h"
 #include "spdlog/spdlog.h"
 
 namespace gcpstream::connector {
 namespace {
+
+using ::gcpstream::testing::CapturedLog;
 
 using ::testing::AllOf;
 using ::testing::ElementsAre;
@@ -46,24 +48,6 @@ google::protobuf::Value Request(std::string text) {
   value.set_string_value(std::move(text));
   return value;
 }
-
-// Routes spdlog's default logger into a string for the test's lifetime.
-class CapturedLog {
- public:
-  explicit CapturedLog(spdlog::level::level_enum level)
-      : previous_(spdlog::default_logger()) {
-    auto logger = std::make_shared<spdlog::logger>(
-        "test", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured_));
-    logger->set_level(level);
-    spdlog::set_default_logger(logger);
-  }
-  ~CapturedLog() { spdlog::set_default_logger(previous_); }
-  std::string str() const { return captured_.str(); }
-
- private:
-  std::ostringstream captured_;
-  std::shared_ptr<spdlog::logger> previous_;
-};
 
 TEST(RpcObserversTest, EveryObserverSeesTheStartThenTheEndBeforeDone) {
   std::vector<std::string> events;

@@ -15,7 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr ClassificationTable kTable(
+constexpr ClassificationTable kWriterTable(
     ClassificationTable::Level(
         {{absl::StatusCode::kInvalidArgument, StatusClass::kPerRecord},
          {absl::StatusCode::kUnavailable, StatusClass::kTransient}},
@@ -65,7 +65,7 @@ class WriterCoreTest : public ::testing::Test {
     return core_.Open(
         WriterCoreOptions{.connector = "test",
                           .sink_name = "my-sink",
-                          .classification = &kTable,
+                          .classification = &kWriterTable,
                           .max_consecutive_rejections = 2,
                           .error_metric_prefix = "test_errors_",
                           .error_metric_help = "Refusals by code.",

@@ -354,9 +354,12 @@ void PublishEngine::OnNotFound(Call& call, TopicPublisher& publisher,
         " does not exist and option '", kCreateDispositionOption.key(),
         "' is '",
         kCreateDispositionOption.Name(CreateDisposition::kCreateNever),
-        "'; create the topic, or set it to '",
+        "' (the default); check the topic's spelling and create it with its "
+        "subscriptions, or set the option to '",
         kCreateDispositionOption.Name(CreateDisposition::kCreateIfNeeded),
-        "'. The service said: ", status.message())));
+        "' (a created topic has no subscription: what is published before "
+        "one exists is not kept). The service said: ",
+        status.message())));
     return;
   }
   if (publisher.state() == TopicState::kExists) {

@@ -143,6 +143,7 @@ class PublishThroughStubTest : public ::testing::Test {
     options.name = "orders-sink";
     options.channel.endpoint = "127.0.0.1:1";  // Never dialled.
     options.channel.plaintext = true;
+    options.create_disposition = CreateDisposition::kCreateIfNeeded;
     options.clock = &clock_;
     options.make_timer = [this](runtime::MailboxExecutor executor) {
       auto timer = std::make_unique<connector::ManualTimer>(clock_, executor);

@@ -32,7 +32,7 @@ using ::google::pubsub::v1::PubsubMessage;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr char kProject[] = "dlq-project";
+constexpr char kDlqProject[] = "dlq-project";
 
 class PubSubDeadLetterQueueIntegrationTest : public ::testing::Test {
  protected:
@@ -48,7 +48,7 @@ class PubSubDeadLetterQueueIntegrationTest : public ::testing::Test {
 
   static PubSubDeadLetterQueueOptions Options(const std::string& topic) {
     PubSubDeadLetterQueueOptions options;
-    options.project = kProject;
+    options.project = kDlqProject;
     options.topic = topic;
     options.flush_timeout = absl::Seconds(30);
     options.retry.max_attempts = 3;
@@ -59,7 +59,7 @@ class PubSubDeadLetterQueueIntegrationTest : public ::testing::Test {
     auto publisher = Publisher::NewStub(channel_);
     grpc::ClientContext context;
     google::pubsub::v1::GetTopicRequest get;
-    get.set_topic(absl::StrCat("projects/", kProject, "/topics/", topic));
+    get.set_topic(absl::StrCat("projects/", kDlqProject, "/topics/", topic));
     google::pubsub::v1::Topic found;
     return publisher->GetTopic(&context, get, &found);
   }
@@ -97,8 +97,8 @@ FailedElement Failure(int i, std::optional<std::string> payload) {
 }
 
 TEST_F(PubSubDeadLetterQueueIntegrationTest, FailuresArriveWithAttributes) {
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "dead").ok());
-  ASSERT_TRUE(emulators::EnsurePubSubSubscription(channel_, kProject,
+  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kDlqProject, "dead").ok());
+  ASSERT_TRUE(emulators::EnsurePubSubSubscription(channel_, kDlqProject,
                                                   "dead-sub", "dead")
                   .ok());
   auto queue = OpenQueue("dead");
@@ -118,7 +118,7 @@ TEST_F(PubSubDeadLetterQueueIntegrationTest, FailuresArriveWithAttributes) {
   EXPECT_EQ(queue->outstanding(), 0);
 
   std::vector<PubsubMessage> received =
-      PullMessages(channel_, kProject, "dead-sub", offered.size());
+      PullMessages(channel_, kDlqProject, "dead-sub", offered.size());
   ASSERT_EQ(received.size(), offered.size());
   for (const PubsubMessage& message : received) {
     const auto& attributes = message.attributes();
@@ -153,7 +153,7 @@ TEST_F(PubSubDeadLetterQueueIntegrationTest, MissingTopicFailsOpen) {
 TEST_F(PubSubDeadLetterQueueIntegrationTest, MissingTopicFailsFlush) {
   // The topic exists at open and is deleted before the failures are sent.
   ASSERT_TRUE(
-      emulators::EnsurePubSubTopic(channel_, kProject, "short-lived").ok());
+      emulators::EnsurePubSubTopic(channel_, kDlqProject, "short-lived").ok());
   auto queue = OpenQueue("short-lived");
   ASSERT_NE(queue, nullptr);
   {

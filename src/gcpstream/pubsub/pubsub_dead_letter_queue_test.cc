@@ -32,7 +32,7 @@ using ::google::pubsub::v1::PubsubMessage;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr char kPublish[] = "google.pubsub.v1.Publisher.Publish";
+constexpr char kPublishMethod[] = "google.pubsub.v1.Publisher.Publish";
 constexpr char kGetTopic[] = "google.pubsub.v1.Publisher.GetTopic";
 constexpr char kTopicName[] = "projects/p/topics/dead";
 
@@ -46,7 +46,8 @@ FailedElement Failure(const std::string& payload) {
   return failure;
 }
 
-PublishRequest RequestOf(const ::gcpstream::testing::RecordedRequest& r) {
+PublishRequest PublishRequestOf(
+    const ::gcpstream::testing::RecordedRequest& r) {
   return static_cast<const PublishRequest&>(*r.message);
 }
 
@@ -58,7 +59,7 @@ class PubSubDeadLetterQueueTest : public ::testing::Test {
     server_ = *std::move(server);
     PublishResponse ok;
     ok.add_message_ids("id");
-    server_->SetDefault(kPublish, Always(Respond(ok)));
+    server_->SetDefault(kPublishMethod, Always(Respond(ok)));
   }
 
   PubSubDeadLetterQueueOptions Options() const {
@@ -133,9 +134,9 @@ TEST_F(PubSubDeadLetterQueueTest, PublishesPayloadAndDeadLetterAttributes) {
   ASSERT_TRUE(queue->Flush().ok());
   EXPECT_EQ(queue->outstanding(), 0);
 
-  auto requests = server_->Requests(kPublish);
+  auto requests = server_->Requests(kPublishMethod);
   ASSERT_EQ(requests.size(), 1U);
-  PublishRequest request = RequestOf(requests[0]);
+  PublishRequest request = PublishRequestOf(requests[0]);
   EXPECT_EQ(request.topic(), kTopicName);
   ASSERT_EQ(request.messages_size(), 2);
   EXPECT_EQ(request.messages(0).data(), "row-1");
@@ -154,24 +155,24 @@ TEST_F(PubSubDeadLetterQueueTest, PublishesPayloadAndDeadLetterAttributes) {
 }
 
 TEST_F(PubSubDeadLetterQueueTest, RetriesUnavailableThenSucceeds) {
-  server_->Enqueue(kPublish,
+  server_->Enqueue(kPublishMethod,
                    Always(Fail(grpc::StatusCode::UNAVAILABLE, "storm 1")));
-  server_->Enqueue(kPublish,
+  server_->Enqueue(kPublishMethod,
                    Always(Fail(grpc::StatusCode::UNAVAILABLE, "storm 2")));
   auto queue = OpenQueue(Options());
   ASSERT_NE(queue, nullptr);
   ASSERT_TRUE(queue->Offer(Failure("a")).ok());
   absl::Status flushed = queue->Flush();
   ASSERT_TRUE(flushed.ok()) << flushed;
-  EXPECT_EQ(server_->CallCount(kPublish), 3);
-  for (const auto& request : server_->Requests(kPublish)) {
-    EXPECT_EQ(RequestOf(request).messages(0).data(), "a");
+  EXPECT_EQ(server_->CallCount(kPublishMethod), 3);
+  for (const auto& request : server_->Requests(kPublishMethod)) {
+    EXPECT_EQ(PublishRequestOf(request).messages(0).data(), "a");
   }
   EXPECT_EQ(Published(), "1");
 }
 
 TEST_F(PubSubDeadLetterQueueTest, RetriesExhaustedFailFlushNamingTheTopic) {
-  server_->SetDefault(kPublish,
+  server_->SetDefault(kPublishMethod,
                       Always(Fail(grpc::StatusCode::UNAVAILABLE, "down")));
   PubSubDeadLetterQueueOptions options = Options();
   options.retry.max_attempts = 3;
@@ -183,13 +184,14 @@ TEST_F(PubSubDeadLetterQueueTest, RetriesExhaustedFailFlushNamingTheTopic) {
   EXPECT_TRUE(IsRetryExhausted(flushed)) << flushed;
   EXPECT_THAT(flushed.message(),
               AllOf(HasSubstr(kTopicName), HasSubstr("down")));
-  EXPECT_EQ(server_->CallCount(kPublish), 3);
+  EXPECT_EQ(server_->CallCount(kPublishMethod), 3);
   EXPECT_EQ(queue->outstanding(), 1);
 }
 
 TEST_F(PubSubDeadLetterQueueTest, PermissionDeniedFailsFlushAndSticks) {
-  server_->Enqueue(kPublish, Always(Fail(grpc::StatusCode::PERMISSION_DENIED,
-                                         "no publish right")));
+  server_->Enqueue(
+      kPublishMethod,
+      Always(Fail(grpc::StatusCode::PERMISSION_DENIED, "no publish right")));
   auto queue = OpenQueue(Options());
   ASSERT_NE(queue, nullptr);
   ASSERT_TRUE(queue->Offer(Failure("a")).ok());
@@ -198,7 +200,7 @@ TEST_F(PubSubDeadLetterQueueTest, PermissionDeniedFailsFlushAndSticks) {
   EXPECT_THAT(flushed.message(),
               AllOf(HasSubstr(kTopicName), HasSubstr("no publish right")));
   // Not retried, and every later call reports the same cause.
-  EXPECT_EQ(server_->CallCount(kPublish), 1);
+  EXPECT_EQ(server_->CallCount(kPublishMethod), 1);
   EXPECT_EQ(queue->Offer(Failure("b")), flushed);
   EXPECT_EQ(queue->Flush(), flushed);
   EXPECT_EQ(Published(), "0");
@@ -207,8 +209,9 @@ TEST_F(PubSubDeadLetterQueueTest, PermissionDeniedFailsFlushAndSticks) {
 TEST_F(PubSubDeadLetterQueueTest, ARefusedMessageFailsTheQueue) {
   // A dead-letter queue has no handler behind it: what the service refuses
   // for good fails the job instead of vanishing.
-  server_->SetDefault(kPublish, Always(Fail(grpc::StatusCode::INVALID_ARGUMENT,
-                                            "attribute value too long")));
+  server_->SetDefault(kPublishMethod,
+                      Always(Fail(grpc::StatusCode::INVALID_ARGUMENT,
+                                  "attribute value too long")));
   auto queue = OpenQueue(Options());
   ASSERT_NE(queue, nullptr);
   ASSERT_TRUE(queue->Offer(Failure("a")).ok());
@@ -269,8 +272,8 @@ TEST_F(PubSubDeadLetterQueueTest, SlowTopicCheckIsBoundedByFlushTimeout) {
 
 TEST_F(PubSubDeadLetterQueueTest, NotFoundSaysTheTopicMustExist) {
   // The topic existed at open and was deleted since.
-  server_->Enqueue(
-      kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
+  server_->Enqueue(kPublishMethod, Always(Fail(grpc::StatusCode::NOT_FOUND,
+                                               "Topic not found")));
   auto queue = OpenQueue(Options());
   ASSERT_NE(queue, nullptr);
   ASSERT_TRUE(queue->Offer(Failure("a")).ok());
@@ -279,13 +282,14 @@ TEST_F(PubSubDeadLetterQueueTest, NotFoundSaysTheTopicMustExist) {
   EXPECT_THAT(flushed.message(),
               AllOf(HasSubstr(kTopicName), HasSubstr("must exist"),
                     HasSubstr("never creates")));
-  EXPECT_EQ(server_->CallCount(kPublish), 1);
+  EXPECT_EQ(server_->CallCount(kPublishMethod), 1);
 }
 
 TEST_F(PubSubDeadLetterQueueTest, FlushTimeoutFailsAndLosesNothing) {
   PublishResponse ok;
   ok.add_message_ids("id");
-  server_->Enqueue(kPublish, Always(Delayed(absl::Seconds(1), Respond(ok))));
+  server_->Enqueue(kPublishMethod,
+                   Always(Delayed(absl::Seconds(1), Respond(ok))));
   PubSubDeadLetterQueueOptions options = Options();
   options.flush_timeout = absl::Milliseconds(300);
   auto queue = OpenQueue(options);
@@ -302,7 +306,7 @@ TEST_F(PubSubDeadLetterQueueTest, FlushTimeoutFailsAndLosesNothing) {
   EXPECT_EQ(queue->outstanding(), 0);
   EXPECT_EQ(Published(), "1");
   // Published once: the wait did not resend it.
-  EXPECT_EQ(server_->CallCount(kPublish), 1);
+  EXPECT_EQ(server_->CallCount(kPublishMethod), 1);
 }
 
 TEST_F(PubSubDeadLetterQueueTest, FullBatchesAreSentByOffer) {
@@ -316,8 +320,8 @@ TEST_F(PubSubDeadLetterQueueTest, FullBatchesAreSentByOffer) {
   }
   ASSERT_TRUE(queue->Flush().ok());
   std::vector<int> sizes;
-  for (const auto& request : server_->Requests(kPublish)) {
-    sizes.push_back(RequestOf(request).messages_size());
+  for (const auto& request : server_->Requests(kPublishMethod)) {
+    sizes.push_back(PublishRequestOf(request).messages_size());
   }
   EXPECT_THAT(sizes, ::testing::UnorderedElementsAre(2, 2, 1));
   EXPECT_EQ(Published(), "5");
@@ -333,15 +337,15 @@ TEST_F(PubSubDeadLetterQueueTest, DueBatchIsSentByTheNextOffer) {
   ASSERT_TRUE(queue->Offer(Failure("a")).ok());
   clock.Advance(absl::Milliseconds(5));
   ASSERT_TRUE(queue->Offer(Failure("b")).ok());
-  EXPECT_EQ(server_->CallCount(kPublish), 0);
+  EXPECT_EQ(server_->CallCount(kPublishMethod), 0);
   clock.Advance(absl::Milliseconds(5));
   ASSERT_TRUE(queue->Offer(Failure("c")).ok());
   // Sent without a flush; wait for it by yielding, as a task would.
   ASSERT_TRUE(executor_.YieldUntil([&] { return queue->outstanding() == 0; },
                                    absl::Now() + absl::Seconds(20)));
-  auto requests = server_->Requests(kPublish);
+  auto requests = server_->Requests(kPublishMethod);
   ASSERT_EQ(requests.size(), 1U);
-  EXPECT_EQ(RequestOf(requests[0]).messages_size(), 3);
+  EXPECT_EQ(PublishRequestOf(requests[0]).messages_size(), 3);
 }
 
 TEST_F(PubSubDeadLetterQueueTest, OfferWaitsAboveMaxOutstanding) {
@@ -352,7 +356,7 @@ TEST_F(PubSubDeadLetterQueueTest, OfferWaitsAboveMaxOutstanding) {
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(queue->Offer(Failure(std::to_string(i))).ok());
     EXPECT_EQ(queue->outstanding(), 0);
-    EXPECT_EQ(server_->CallCount(kPublish), i + 1);
+    EXPECT_EQ(server_->CallCount(kPublishMethod), i + 1);
   }
   EXPECT_EQ(Published(), "3");
 }
@@ -380,7 +384,7 @@ TEST_F(PubSubDeadLetterQueueTest, CallsBeforeOpenFail) {
 TEST_F(PubSubDeadLetterQueueTest, CloseAbandonsOutstandingPublishes) {
   PublishResponse ok;
   ok.add_message_ids("id");
-  server_->SetDefault(kPublish,
+  server_->SetDefault(kPublishMethod,
                       Always(Delayed(absl::Seconds(30), Respond(ok))));
   PubSubDeadLetterQueueOptions options = Options();
   options.flush_timeout = absl::Milliseconds(200);

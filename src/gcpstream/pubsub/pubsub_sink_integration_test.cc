@@ -33,7 +33,7 @@ using ::gcpstream::pubsub::testing::OrderTopicResolver;
 using ::gcpstream::pubsub::testing::PullMessages;
 using ::testing::HasSubstr;
 
-constexpr char kProject[] = "sink-project";
+constexpr char kSinkProject[] = "sink-project";
 
 class PubSubSinkIntegrationTest : public ::testing::Test {
  protected:
@@ -47,7 +47,7 @@ class PubSubSinkIntegrationTest : public ::testing::Test {
   }
 
   void Subscribe(const std::string& topic, const std::string& subscription) {
-    ASSERT_TRUE(emulators::EnsurePubSubSubscription(channel_, kProject,
+    ASSERT_TRUE(emulators::EnsurePubSubSubscription(channel_, kSinkProject,
                                                     subscription, topic)
                     .ok());
   }
@@ -55,7 +55,7 @@ class PubSubSinkIntegrationTest : public ::testing::Test {
   std::unique_ptr<runtime::SinkWriter<Order>> Writer(
       const PubSubSinkOptions& options,
       PubSubFailureHandlerFactory handler = nullptr) {
-    PubSubSink<Order> sink(options, OrderTopicResolver(kProject),
+    PubSubSink<Order> sink(options, OrderTopicResolver(kSinkProject),
                            OrderSerializer(), std::move(handler));
     auto writer = sink.CreateWriter(task_.Context());
     EXPECT_TRUE(writer.ok()) << writer.status();
@@ -67,7 +67,7 @@ class PubSubSinkIntegrationTest : public ::testing::Test {
     auto publisher = google::pubsub::v1::Publisher::NewStub(channel_);
     grpc::ClientContext context;
     google::pubsub::v1::GetTopicRequest get;
-    get.set_topic(absl::StrCat("projects/", kProject, "/topics/", topic));
+    get.set_topic(absl::StrCat("projects/", kSinkProject, "/topics/", topic));
     return publisher->GetTopic(&context, get, &found);
   }
 
@@ -76,7 +76,8 @@ class PubSubSinkIntegrationTest : public ::testing::Test {
 };
 
 TEST_F(PubSubSinkIntegrationTest, EverythingFlushedIsPullable) {
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "durable").ok());
+  ASSERT_TRUE(
+      emulators::EnsurePubSubTopic(channel_, kSinkProject, "durable").ok());
   Subscribe("durable", "durable-sub");
   PubSubSinkOptions options;
   // Thresholds too high to fire: only Flush() sends.
@@ -92,14 +93,15 @@ TEST_F(PubSubSinkIntegrationTest, EverythingFlushedIsPullable) {
   EXPECT_EQ(task_.Metric("in_flight_messages"), "0");
   EXPECT_EQ(task_.Metric("in_flight_bytes"), "0");
   writer->Close();
-  auto pulled = PullMessages(channel_, kProject, "durable-sub", 700);
+  auto pulled = PullMessages(channel_, kSinkProject, "durable-sub", 700);
   std::set<std::string> distinct;
   for (const auto& message : pulled) distinct.insert(message.data());
   EXPECT_EQ(distinct.size(), 700U);
 }
 
 TEST_F(PubSubSinkIntegrationTest, PipelineDeliversEveryRecord) {
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "piped").ok());
+  ASSERT_TRUE(
+      emulators::EnsurePubSubTopic(channel_, kSinkProject, "piped").ok());
   Subscribe("piped", "piped-sub");
   runtime::PipelineOptions pipeline_options;
   pipeline_options.name = "pubsub-sink-pipeline";
@@ -110,7 +112,7 @@ TEST_F(PubSubSinkIntegrationTest, PipelineDeliversEveryRecord) {
       "orders", [](int64_t i) { return i; }, generator);
   ASSERT_TRUE(source.ok()) << source.status();
   auto sink = std::make_shared<PubSubSink<Order>>(
-      PubSubSinkOptions(), OrderTopicResolver(kProject), OrderSerializer());
+      PubSubSinkOptions(), OrderTopicResolver(kSinkProject), OrderSerializer());
   pipeline
       .AddSource(std::shared_ptr<runtime::GeneratorSource<int64_t>>(
                      *std::move(source)),
@@ -121,7 +123,7 @@ TEST_F(PubSubSinkIntegrationTest, PipelineDeliversEveryRecord) {
       .SinkTo(sink, 2);
   auto summary = pipeline.Run();
   ASSERT_TRUE(summary.ok()) << summary.status();
-  auto pulled = PullMessages(channel_, kProject, "piped-sub", 2000);
+  auto pulled = PullMessages(channel_, kSinkProject, "piped-sub", 2000);
   std::set<std::string> distinct;
   for (const auto& message : pulled) distinct.insert(message.data());
   EXPECT_EQ(distinct.size(), 2000U);
@@ -129,6 +131,7 @@ TEST_F(PubSubSinkIntegrationTest, PipelineDeliversEveryRecord) {
 
 TEST_F(PubSubSinkIntegrationTest, MissingTopicsAreCreatedWithCreateOptions) {
   PubSubSinkOptions options;
+  options.create_disposition = CreateDisposition::kCreateIfNeeded;
   options.topic_create_options.message_retention = absl::Hours(3);
   options.topic_create_options.allowed_persistence_regions = {"europe-west1"};
   auto writer = Writer(options);
@@ -159,7 +162,7 @@ TEST_F(PubSubSinkIntegrationTest, MissingTopicsAreCreatedWithCreateOptions) {
   ASSERT_TRUE(writer->Flush(true).ok());
   writer->Close();
   for (const std::string& topic : topics) {
-    EXPECT_EQ(PullMessages(channel_, kProject, topic + "-sub", 100).size(),
+    EXPECT_EQ(PullMessages(channel_, kSinkProject, topic + "-sub", 100).size(),
               100U)
         << topic;
   }
@@ -182,15 +185,17 @@ TEST_F(PubSubSinkIntegrationTest, CreateNeverFailsNamingTheOption) {
 }
 
 TEST_F(PubSubSinkIntegrationTest, RefusedRecordsReachTheDeadLetterTopic) {
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "good").ok());
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "dead").ok());
+  ASSERT_TRUE(
+      emulators::EnsurePubSubTopic(channel_, kSinkProject, "good").ok());
+  ASSERT_TRUE(
+      emulators::EnsurePubSubTopic(channel_, kSinkProject, "dead").ok());
   Subscribe("good", "good-sub");
   Subscribe("dead", "dead-sub");
   PubSubFailureHandlerFactory to_dlq =
       [](const runtime::SinkWriterContext& context)
       -> absl::StatusOr<std::unique_ptr<PublishEngine::Handler>> {
     PubSubDeadLetterQueueOptions dlq;
-    dlq.project = kProject;
+    dlq.project = kSinkProject;
     dlq.topic = "dead";
     auto queue = PubSubDeadLetterQueue::Create(dlq, context.mailbox);
     if (!queue.ok()) return queue.status();
@@ -205,8 +210,8 @@ TEST_F(PubSubSinkIntegrationTest, RefusedRecordsReachTheDeadLetterTopic) {
   ASSERT_TRUE(task_.Write(*writer, {"good", "", "broken"}).ok());
   ASSERT_TRUE(writer->Flush(true).ok());
   writer->Close();
-  EXPECT_EQ(PullMessages(channel_, kProject, "good-sub", 1).size(), 1U);
-  auto dead = PullMessages(channel_, kProject, "dead-sub", 2);
+  EXPECT_EQ(PullMessages(channel_, kSinkProject, "good-sub", 1).size(), 1U);
+  auto dead = PullMessages(channel_, kSinkProject, "dead-sub", 2);
   ASSERT_EQ(dead.size(), 2U);
   std::map<std::string, google::pubsub::v1::PubsubMessage> by_data;
   for (const auto& message : dead) by_data[message.data()] = message;
@@ -225,13 +230,13 @@ TEST_F(PubSubSinkIntegrationTest, MissingDeadLetterTopicFailsAtOpen) {
       [](const runtime::SinkWriterContext& context)
       -> absl::StatusOr<std::unique_ptr<PublishEngine::Handler>> {
     PubSubDeadLetterQueueOptions dlq;
-    dlq.project = kProject;
+    dlq.project = kSinkProject;
     dlq.topic = "no-such-dead-letter-topic";
     auto queue = PubSubDeadLetterQueue::Create(dlq, context.mailbox);
     if (!queue.ok()) return queue.status();
     return SendToDeadLetterQueue<PubSubFailedElement>(*std::move(queue));
   };
-  PubSubSink<Order> sink(PubSubSinkOptions(), OrderTopicResolver(kProject),
+  PubSubSink<Order> sink(PubSubSinkOptions(), OrderTopicResolver(kSinkProject),
                          OrderSerializer(), to_dlq);
   auto writer = sink.CreateWriter(task_.Context());
   ASSERT_FALSE(writer.ok());

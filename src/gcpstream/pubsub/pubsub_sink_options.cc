@@ -107,7 +107,7 @@ connector::OptionTable<PubSubSinkOptions> PubSubSinkOptionTable() {
       connector::EnumField<O>(
           kCreateDispositionOption,
           [](O& o) -> CreateDisposition& { return o.create_disposition; },
-          "`create-if-needed`", "create-never"),
+          "`create-never`", "create-if-needed"),
       DurationOption<O, std::optional<absl::Duration>>(
           kMessageRetentionDurationKey,
           [](O& o) -> std::optional<absl::Duration>& {

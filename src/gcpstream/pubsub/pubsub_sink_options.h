@@ -86,8 +86,10 @@ struct PubSubSinkOptions : connector::ClientOptions<PublisherStubFactory> {
   // shutdown-timeout: how long releasing a publisher may wait for gRPC to
   // return its callbacks; expiry fails the writer before a replacement opens.
   absl::Duration shutdown_timeout = absl::Seconds(30);
-  // create-disposition and the options topics are created with.
-  CreateDisposition create_disposition = CreateDisposition::kCreateIfNeeded;
+  // create-disposition and the options topics are created with. Never by
+  // default: a topic the sink creates has no subscription, so what it
+  // publishes there is gone (a misspelt topic would lose data silently).
+  CreateDisposition create_disposition = CreateDisposition::kCreateNever;
   TopicCreateOptions topic_create_options;
   // max-consecutive-rejections (rejection confirmation's guard).
   int64_t max_consecutive_rejections =

@@ -40,7 +40,19 @@ using ::google::pubsub::v1::PublishRequest;
 using ::google::pubsub::v1::Topic;
 using ::testing::HasSubstr;
 
-TEST_F(PubSubSinkTest, MissingTopicIsCreatedWithCreateOptionsAndRepublished) {
+// A suite of its own: the Pub/Sub sink tests share one test executable.
+// Its tests create topics unless they say otherwise.
+class PubSubSinkTopicTest : public PubSubSinkTest {
+ protected:
+  PubSubSinkOptions Options() const {
+    PubSubSinkOptions options = PubSubSinkTest::Options();
+    options.create_disposition = CreateDisposition::kCreateIfNeeded;
+    return options;
+  }
+};
+
+TEST_F(PubSubSinkTopicTest,
+       MissingTopicIsCreatedWithCreateOptionsAndRepublished) {
   server_->Enqueue(
       kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
   server_->Enqueue(kCreateTopic,
@@ -72,7 +84,7 @@ TEST_F(PubSubSinkTest, MissingTopicIsCreatedWithCreateOptionsAndRepublished) {
   writer->Close();
 }
 
-TEST_F(PubSubSinkTest, AlreadyExistsOnCreateCountsAsSuccess) {
+TEST_F(PubSubSinkTopicTest, AlreadyExistsOnCreateCountsAsSuccess) {
   server_->Enqueue(
       kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
   server_->Enqueue(kCreateTopic,
@@ -86,23 +98,26 @@ TEST_F(PubSubSinkTest, AlreadyExistsOnCreateCountsAsSuccess) {
   writer->Close();
 }
 
-TEST_F(PubSubSinkTest, CreateNeverFailsNamingTheOption) {
+// A topic the sink creates has no subscription, so what it publishes there
+// is gone: by default a missing (e.g. misspelt) topic fails the job.
+TEST_F(PubSubSinkTopicTest, CreateNeverIsTheDefaultAndFailsNamingTheOption) {
   server_->SetDefault(
       kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
-  PubSubSinkOptions options = Options();
-  options.create_disposition = CreateDisposition::kCreateNever;
+  const PubSubSinkOptions options = PubSubSinkTest::Options();
+  EXPECT_EQ(options.create_disposition, CreateDisposition::kCreateNever);
   auto writer = Writer(options);
   ASSERT_NE(writer, nullptr);
   ASSERT_TRUE(task_.Write(*writer, {"missing", "", "a"}).ok());
   absl::Status flushed = writer->Flush(false);
   EXPECT_EQ(flushed.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(flushed.message(), HasSubstr("create-disposition"));
+  EXPECT_THAT(flushed.message(), HasSubstr("check the topic's spelling"));
   EXPECT_THAT(flushed.message(), HasSubstr("projects/p/topics/missing"));
   EXPECT_EQ(server_->CallCount(kCreateTopic), 0);
   writer->Close();
 }
 
-TEST_F(PubSubSinkTest, OrderingKeyWithoutOrderingFailsNamingTheOption) {
+TEST_F(PubSubSinkTopicTest, OrderingKeyWithoutOrderingFailsNamingTheOption) {
   auto writer = Writer(Options());
   ASSERT_NE(writer, nullptr);
   absl::Status written = task_.Write(*writer, {"orders", "customer-1", "a"});
@@ -111,7 +126,7 @@ TEST_F(PubSubSinkTest, OrderingKeyWithoutOrderingFailsNamingTheOption) {
   writer->Close();
 }
 
-TEST_F(PubSubSinkTest, OrderingKeepsOneBatchPerKeyAndOrderAcrossRetries) {
+TEST_F(PubSubSinkTopicTest, OrderingKeepsOneBatchPerKeyAndOrderAcrossRetries) {
   // Per key: batches the server holds at once, and what it accepted, in order.
   struct Seen {
     absl::Mutex mu;
@@ -168,7 +183,7 @@ TEST_F(PubSubSinkTest, OrderingKeepsOneBatchPerKeyAndOrderAcrossRetries) {
   writer->Close();
 }
 
-TEST_F(PubSubSinkTest, OrderedKeyIsConfirmedInOrderAfterARefusedBatch) {
+TEST_F(PubSubSinkTopicTest, OrderedKeyIsConfirmedInOrderAfterARefusedBatch) {
   server_->SetDefault(kPublish, Typed<PublishRequest>([](const auto& request) {
                         for (const auto& message : request.messages()) {
                           if (message.data() == "k:2") {
@@ -204,7 +219,7 @@ TEST_F(PubSubSinkTest, OrderedKeyIsConfirmedInOrderAfterARefusedBatch) {
   writer->Close();
 }
 
-TEST_F(PubSubSinkTest, IdlePublishersAreSweptAtNonFinalFlush) {
+TEST_F(PubSubSinkTopicTest, IdlePublishersAreSweptAtNonFinalFlush) {
   FakeClock clock(absl::FromUnixSeconds(1'000'000));
   PubSubSinkOptions options = Options();
   options.clock = &clock;
@@ -231,7 +246,7 @@ TEST_F(PubSubSinkTest, IdlePublishersAreSweptAtNonFinalFlush) {
   writer->Close();
 }
 
-TEST_F(PubSubSinkTest, CapacityReleasesLeastRecentlyUsedCleanPublisher) {
+TEST_F(PubSubSinkTopicTest, CapacityReleasesLeastRecentlyUsedCleanPublisher) {
   PubSubSinkOptions options = Options();
   options.max_active_publishers = 2;
   auto writer = Writer(options);
@@ -255,7 +270,7 @@ TEST_F(PubSubSinkTest, CapacityReleasesLeastRecentlyUsedCleanPublisher) {
   writer->Close();
 }
 
-TEST_F(PubSubSinkTest, AFixedTopicWithoutAnIdIsRefusedAtOpen) {
+TEST_F(PubSubSinkTopicTest, AFixedTopicWithoutAnIdIsRefusedAtOpen) {
   PubSubSink<Order> sink(Options(), TopicDestination("p", ""),
                          OrderSerializer());
   auto writer = sink.CreateWriter(task_.Context());

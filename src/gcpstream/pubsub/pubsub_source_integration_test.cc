@@ -35,7 +35,7 @@ namespace {
 using ::gcpstream::pubsub::testing::PullMessages;
 using ::testing::HasSubstr;
 
-constexpr char kProject[] = "source-project";
+constexpr char kSourceProject[] = "source-project";
 
 // Messages carry a number; anything else fails deserialization.
 MessageDeserializer<int64_t> NumberDeserializer() {
@@ -76,9 +76,10 @@ class PubSubSourceIntegrationTest : public ::testing::Test {
   void CreateTopicAndSubscription(const std::string& topic,
                                   const std::string& subscription,
                                   bool ordered = false) {
-    ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, topic).ok());
+    ASSERT_TRUE(
+        emulators::EnsurePubSubTopic(channel_, kSourceProject, topic).ok());
     ASSERT_TRUE(emulators::EnsurePubSubSubscription(
-                    channel_, kProject, subscription, topic, ordered)
+                    channel_, kSourceProject, subscription, topic, ordered)
                     .ok());
   }
 
@@ -89,8 +90,8 @@ class PubSubSourceIntegrationTest : public ::testing::Test {
       messages[i - from].set_data(absl::StrCat(prefix, i));
     }
     const absl::Status published =
-        ::gcpstream::pubsub::testing::PublishMessages(channel_, kProject, topic,
-                                                      messages);
+        ::gcpstream::pubsub::testing::PublishMessages(channel_, kSourceProject,
+                                                      topic, messages);
     ASSERT_TRUE(published.ok()) << published;
   }
 
@@ -99,7 +100,7 @@ class PubSubSourceIntegrationTest : public ::testing::Test {
     PubSubSourceOptions options;
     for (const std::string& name : subscriptions) {
       options.subscriptions.push_back(
-          SubscriptionSpec{.project = kProject, .subscription = name});
+          SubscriptionSpec{.project = kSourceProject, .subscription = name});
     }
     options.stream_ack_deadline = absl::Seconds(10);
     return options;
@@ -162,7 +163,7 @@ TEST_F(PubSubSourceIntegrationTest,
     (*reader)->Close();  // Waits for the acknowledgements.
   }
   // Nothing is left to deliver.
-  EXPECT_TRUE(PullMessages(channel_, kProject, "acks-sub", 1, 3).empty());
+  EXPECT_TRUE(PullMessages(channel_, kSourceProject, "acks-sub", 1, 3).empty());
 }
 
 TEST_F(PubSubSourceIntegrationTest,
@@ -195,7 +196,8 @@ TEST_F(PubSubSourceIntegrationTest,
   std::set<int64_t> distinct(collected->written.begin(),
                              collected->written.end());
   EXPECT_EQ(distinct.size(), 3000U);
-  EXPECT_TRUE(PullMessages(channel_, kProject, "piped-sub", 1, 3).empty());
+  EXPECT_TRUE(
+      PullMessages(channel_, kSourceProject, "piped-sub", 1, 3).empty());
 }
 
 TEST_F(PubSubSourceIntegrationTest, SplitsFollowTheOrderingMode) {
@@ -225,20 +227,21 @@ TEST_F(PubSubSourceIntegrationTest, SplitsFollowTheOrderingMode) {
 
 TEST_F(PubSubSourceIntegrationTest,
        CreatesDeclaredSubscriptionsWithoutUpdating) {
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "made").ok());
-  PubSubSourceOptions options = Options({});
-  SubscriptionSpec spec{.project = kProject, .subscription = "made-sub"};
   ASSERT_TRUE(
-      emulators::EnsurePubSubTopic(channel_, kProject, "made-dlq").ok());
-  spec.create =
-      SubscriptionCreateOptions{.topic = "made",
-                                .ack_deadline = absl::Seconds(42),
-                                .enable_message_ordering = true,
-                                .message_retention = absl::Hours(2),
-                                .filter = "attributes.kind = \"order\"",
-                                .dead_letter_topic = absl::StrCat(
-                                    "projects/", kProject, "/topics/made-dlq"),
-                                .max_delivery_attempts = 7};
+      emulators::EnsurePubSubTopic(channel_, kSourceProject, "made").ok());
+  PubSubSourceOptions options = Options({});
+  SubscriptionSpec spec{.project = kSourceProject, .subscription = "made-sub"};
+  ASSERT_TRUE(
+      emulators::EnsurePubSubTopic(channel_, kSourceProject, "made-dlq").ok());
+  spec.create = SubscriptionCreateOptions{
+      .topic = "made",
+      .ack_deadline = absl::Seconds(42),
+      .enable_message_ordering = true,
+      .message_retention = absl::Hours(2),
+      .filter = "attributes.kind = \"order\"",
+      .dead_letter_topic =
+          absl::StrCat("projects/", kSourceProject, "/topics/made-dlq"),
+      .max_delivery_attempts = 7};
   options.subscriptions.push_back(spec);
   options.ordering_mode = OrderingMode::kPerKey;
   PubSubSource<int64_t> source(options, NumberDeserializer());
@@ -253,7 +256,7 @@ TEST_F(PubSubSourceIntegrationTest,
   EXPECT_EQ(got->message_retention_duration().seconds(), 7200);
   EXPECT_EQ(got->filter(), "attributes.kind = \"order\"");
   EXPECT_EQ(got->dead_letter_policy().dead_letter_topic(),
-            absl::StrCat("projects/", kProject, "/topics/made-dlq"));
+            absl::StrCat("projects/", kSourceProject, "/topics/made-dlq"));
   EXPECT_EQ(got->dead_letter_policy().max_delivery_attempts(), 7);
 }
 
@@ -298,7 +301,7 @@ TEST_F(PubSubSourceIntegrationTest, DeserializationFailurePolicies) {
   ASSERT_TRUE((*reader)->NotifyCheckpointComplete(1).ok());
   (*reader)->Close();
   // The dropped message was acknowledged too.
-  EXPECT_TRUE(PullMessages(channel_, kProject, "bad-sub", 1, 3).empty());
+  EXPECT_TRUE(PullMessages(channel_, kSourceProject, "bad-sub", 1, 3).empty());
 }
 
 TEST_F(PubSubSourceIntegrationTest, FailPolicyNamesTheOption) {
@@ -347,9 +350,10 @@ TEST_F(PubSubSourceIntegrationTest, StartPositionLatestSkipsWhatWasPublished) {
 }
 
 TEST_F(PubSubSourceIntegrationTest, PerKeyOrderSurvivesSinkAndSource) {
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(channel_, kProject, "ordered").ok());
+  ASSERT_TRUE(
+      emulators::EnsurePubSubTopic(channel_, kSourceProject, "ordered").ok());
   ASSERT_TRUE(emulators::EnsurePubSubSubscription(
-                  channel_, kProject, "ordered-sub", "ordered", true)
+                  channel_, kSourceProject, "ordered-sub", "ordered", true)
                   .ok());
   constexpr int64_t kKeys = 50;
   constexpr int64_t kPerKey = 200;
@@ -367,7 +371,7 @@ TEST_F(PubSubSourceIntegrationTest, PerKeyOrderSurvivesSinkAndSource) {
     sink_options.enable_message_ordering = true;
     sink_options.batching.max_messages = 20;
     auto sink = std::make_shared<PubSubSink<int64_t>>(
-        sink_options, TopicDestination(kProject, "ordered"),
+        sink_options, TopicDestination(kSourceProject, "ordered"),
         MakeMessageSerializer<int64_t>(
             [](const int64_t& i) -> absl::StatusOr<std::optional<std::string>> {
               return absl::StrCat(i);
@@ -436,7 +440,8 @@ TEST_F(PubSubSourceIntegrationTest, SmallOutstandingCapGivesNoDuplicates) {
     auto publisher = google::pubsub::v1::Publisher::NewStub(channel_);
     for (int first = 0; first < kMessages; first += 500) {
       google::pubsub::v1::PublishRequest request;
-      request.set_topic(absl::StrCat("projects/", kProject, "/topics/capped"));
+      request.set_topic(
+          absl::StrCat("projects/", kSourceProject, "/topics/capped"));
       for (int i = first; i < first + 500; ++i) {
         auto& message = *request.add_messages();
         message.set_data(absl::StrCat(i));
@@ -498,7 +503,8 @@ TEST_F(PubSubSourceIntegrationTest, SmallOutstandingCapGivesNoDuplicates) {
   EXPECT_THAT(text, HasSubstr("messages_redelivered{"));
   // Everything committed was acknowledged: nothing comes back.
   EXPECT_EQ(
-      PullMessages(channel_, kProject, "capped-sub", 1, /*attempts=*/2).size(),
+      PullMessages(channel_, kSourceProject, "capped-sub", 1, /*attempts=*/2)
+          .size(),
       0u);
 }
 

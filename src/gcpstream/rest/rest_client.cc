@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "gcpstream/auth/user_agent.h"
 #include "gcpstream/base/status_class.h"
+#include "spdlog/spdlog.h"
 
 namespace gcpstream::rest {
 namespace {
@@ -102,7 +103,20 @@ absl::StatusOr<http::HttpResponse> RestClient::SendOnce(
   }
   http_request.body = request.body;
   http_request.timeout = options_.request_timeout;
-  return http::SendHttpRequest(http_request);
+  // As the gRPC connectors log their calls (connector/rpc_observer.cc):
+  // method, target and size; never headers, which carry the token.
+  const std::string& shown =
+      request.url.empty() ? http_request.url : request.url_for_messages;
+  spdlog::debug("rest: {} {} start: {} bytes", request.method, shown,
+                request.body.size());
+  const absl::Time started = absl::Now();
+  absl::StatusOr<http::HttpResponse> response =
+      http::SendHttpRequest(http_request);
+  spdlog::debug("rest: {} {} end: {} after {}", request.method, shown,
+                response.ok() ? absl::StrCat("HTTP ", response->status)
+                              : response.status().ToString(),
+                absl::FormatDuration(absl::Now() - started));
+  return response;
 }
 
 absl::StatusOr<http::HttpResponse> RestClient::Send(

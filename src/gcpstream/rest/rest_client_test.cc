@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gcpstream/auth/user_agent.h"
 #include "gcpstream/rest/rest_target.h"
+#include "gcpstream/testing/captured_log.h"
 #include "gcpstream/testing/http_receiver.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -16,6 +17,7 @@
 namespace gcpstream::rest {
 namespace {
 
+using ::gcpstream::testing::CapturedLog;
 using ::gcpstream::testing::HttpAnswer;
 using ::gcpstream::testing::HttpReceiver;
 using ::gcpstream::testing::ReceivedRequest;
@@ -77,6 +79,26 @@ TEST(RestClientTest, SendsTheBearerTokenUserAgentAndQuotaProject) {
   EXPECT_EQ(request.headers.at("user-agent"), auth::UserAgent());
   EXPECT_THAT(auth::UserAgent(), ::testing::StartsWith("gcpstream/"));
   EXPECT_EQ(request.headers.at("x-goog-user-project"), "billing-project");
+}
+
+// SPDLOG_LEVEL=debug shows REST calls as it shows gRPC calls; the token in
+// the Authorization header never appears.
+TEST(RestClientTest, DebugLogsEachCallWithoutItsHeaders) {
+  auto server = HttpReceiver::Start();
+  ASSERT_TRUE(server.ok());
+  RestClientOptions options = Options((*server)->port());
+  options.tokens = std::make_shared<auth::CachedTokenSource>(
+      std::make_unique<FixedTokens>());
+  RestClient client(options);
+  CapturedLog log(spdlog::level::debug);
+  auto response = client.Send(
+      {.method = "POST", .path = "/upload/x", .body = "0123456789"});
+  ASSERT_TRUE(response.ok()) << response.status();
+  EXPECT_THAT(log.str(), HasSubstr(absl::StrCat(
+                             "rest: POST http://127.0.0.1:", (*server)->port(),
+                             "/upload/x start: 10 bytes")));
+  EXPECT_THAT(log.str(), HasSubstr("/upload/x end: HTTP 200 after "));
+  EXPECT_THAT(log.str(), Not(HasSubstr("planted-token")));
 }
 
 TEST(RestClientTest, WithoutTokensNoAuthorizationIsSent) {

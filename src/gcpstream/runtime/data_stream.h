@@ -139,7 +139,12 @@ class DataStream {
         }
       }
       auto writer = sink->CreateWriter(writer_context);
-      if (!writer.ok()) return writer.status();
+      if (!writer.ok()) {
+        // The stage is named after its first operator (often the source it
+        // is chained to): say which operator could not start.
+        return absl::Status(writer.status().code(),
+                            absl::StrCat(id, ": ", writer.status().message()));
+      }
       auto endpoint = std::make_shared<SinkEndpoint<T>>(
           id, *std::move(writer), &task,
           OperatorMetrics::Create(context.attempt->metrics,

@@ -258,6 +258,22 @@ TEST_F(PipelineTest, RestartStrategyGivesUp) {
   EXPECT_FALSE(pipeline.health().Readiness().ok);
 }
 
+// The source and the sink share a task, named after the source: a sink that
+// cannot start is named in the error, not taken for the source.
+TEST_F(PipelineTest, ASinkThatCannotStartIsNamed) {
+  auto sink = std::make_shared<CollectingSink>(std::make_shared<Collected>());
+  sink->refuse_writers = absl::PermissionDeniedError("no access to the topic");
+  PipelineOptions options = Options();
+  options.checkpoint_directory.clear();
+  Pipeline pipeline(options);
+  pipeline.AddSource(std::make_shared<CountingSource>(10), 1).SinkTo(sink);
+  auto summary = pipeline.Run();
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(summary.status().message(),
+              HasSubstr("sink-0-collecting: no access to the topic"));
+}
+
 TEST_F(PipelineTest, HealthIsReadyWhileRunningAndLiveAfterTheEnd) {
   auto collected = std::make_shared<Collected>();
   auto sink = std::make_shared<CollectingSink>(collected);

@@ -30,7 +30,7 @@ std::vector<int64_t> Expected(int64_t count_a, int64_t count_b) {
   return values;
 }
 
-std::vector<int64_t> Sorted(std::vector<int64_t> values) {
+std::vector<int64_t> SortedValues(std::vector<int64_t> values) {
   std::sort(values.begin(), values.end());
   return values;
 }
@@ -82,7 +82,7 @@ TEST_F(PipelineUnionTest, EveryRecordOfEverySourceOnceInSplitOrder) {
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_GE(summary->checkpoints_completed, 2);
   absl::MutexLock lock(&collected->mu);
-  EXPECT_THAT(Sorted(collected->committed),
+  EXPECT_THAT(SortedValues(collected->committed),
               ElementsAreArray(Expected(3000, 2000)));
   // One union subtask: each split's records arrive in the order read (A's
   // split 0 holds the even numbers, split 1 the odd ones; B has one split).
@@ -114,7 +114,7 @@ TEST_F(PipelineUnionTest, FailureRestoresEverySourceFromTheCheckpoint) {
   EXPECT_LT(a->emitted.load(), 2 * 4000);
   EXPECT_LT(b->emitted.load(), 2 * 3000);
   absl::MutexLock lock(&collected->mu);
-  EXPECT_THAT(Sorted(collected->committed),
+  EXPECT_THAT(SortedValues(collected->committed),
               ElementsAreArray(Expected(4000, 3000)));
 }
 
@@ -141,7 +141,7 @@ TEST_F(PipelineUnionTest, ANewProcessResumesEverySource) {
   ASSERT_TRUE(pipeline.Run().ok());
   EXPECT_LT(a->emitted.load() + b->emitted.load(), 6000);
   absl::MutexLock lock(&collected->mu);
-  EXPECT_THAT(Sorted(collected->committed),
+  EXPECT_THAT(SortedValues(collected->committed),
               ElementsAreArray(Expected(3000, 3000)));
 }
 

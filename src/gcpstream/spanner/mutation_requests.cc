@@ -1,9 +1,11 @@
 #include "gcpstream/spanner/mutation_requests.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "gcpstream/auth/service_endpoint.h"
 #include "google/protobuf/util/time_util.h"
 #include "spdlog/spdlog.h"
 
@@ -89,7 +91,14 @@ CommitRequestFor::~CommitRequestFor() {
 
 void WarnBatchWriteFallback(const SpannerSinkOptions& options,
                             const absl::Status& status) {
-  spdlog::warn(
+  // The emulator never implements BatchWrite (docs/spanner.md): there the
+  // fallback is expected, and said only at debug level.
+  const char* emulator = std::getenv(
+      std::string(auth::EndpointOf(auth::Service::kSpanner).emulator_env)
+          .c_str());
+  const bool on_emulator = emulator != nullptr && *emulator != '\0';
+  spdlog::log(
+      on_emulator ? spdlog::level::debug : spdlog::level::warn,
       "{}: the service answered BatchWrite with UNIMPLEMENTED{}; writing "
       "with Commit from now on. Set option '{}' to '{}' to avoid this "
       "fallback.",

@@ -21,8 +21,8 @@ absl::StatusOr<EncodedMutation> Encode(const SchemaCatalog& catalog,
 using ::google::spanner::v1::ResultSet;
 using ::testing::HasSubstr;
 
-void AddRow(ResultSet& result,
-            const std::vector<std::optional<std::string>>& cells) {
+void AddCatalogRow(ResultSet& result,
+                   const std::vector<std::optional<std::string>>& cells) {
   auto& row = *result.add_rows();
   for (const auto& cell : cells) {
     if (cell.has_value()) {
@@ -37,27 +37,30 @@ void AddRow(ResultSet& result,
 // (and its backing index), a UNIQUE index and an index STORING a column.
 SchemaCatalog OrdersCatalog() {
   ResultSet columns;
-  AddRow(columns, {"", "Orders", "OrderId", "INT64", "NO"});
-  AddRow(columns, {"", "Orders", "CustomerId", "INT64", "YES"});
-  AddRow(columns, {"", "Orders", "Code", "STRING(10)", "YES"});
-  AddRow(columns, {"", "Orders", "Email", "STRING(MAX)", "YES"});
-  AddRow(columns, {"", "Orders", "Amount", "FLOAT64", "NO"});
-  AddRow(columns, {"", "Orders", "Tags", "ARRAY<STRING(MAX)>", "YES"});
-  AddRow(columns, {"", "Orders", "Day", "DATE", "YES"});
-  AddRow(columns, {"", "Orders", "At", "TIMESTAMP", "YES"});
-  AddRow(columns, {"sales", "Items", "ItemId", "STRING(36)", "NO"});
-  AddRow(columns, {"sales", "Items", "Seq", "INT64", "NO"});
+  AddCatalogRow(columns, {"", "Orders", "OrderId", "INT64", "NO"});
+  AddCatalogRow(columns, {"", "Orders", "CustomerId", "INT64", "YES"});
+  AddCatalogRow(columns, {"", "Orders", "Code", "STRING(10)", "YES"});
+  AddCatalogRow(columns, {"", "Orders", "Email", "STRING(MAX)", "YES"});
+  AddCatalogRow(columns, {"", "Orders", "Amount", "FLOAT64", "NO"});
+  AddCatalogRow(columns, {"", "Orders", "Tags", "ARRAY<STRING(MAX)>", "YES"});
+  AddCatalogRow(columns, {"", "Orders", "Day", "DATE", "YES"});
+  AddCatalogRow(columns, {"", "Orders", "At", "TIMESTAMP", "YES"});
+  AddCatalogRow(columns, {"sales", "Items", "ItemId", "STRING(36)", "NO"});
+  AddCatalogRow(columns, {"sales", "Items", "Seq", "INT64", "NO"});
   ResultSet indexes;
-  AddRow(indexes, {"", "Orders", "PRIMARY_KEY", "PRIMARY_KEY", "OrderId", "1"});
-  AddRow(indexes, {"", "Orders", "OrdersByCode", "INDEX", "Code", "1"});
-  AddRow(indexes,
-         {"", "Orders", "OrdersByCode", "INDEX", "Amount", std::nullopt});
-  AddRow(indexes,
-         {"", "Orders", "IDX_Orders_CustomerId", "INDEX", "CustomerId", "1"});
-  AddRow(indexes, {"", "Orders", "OrdersByEmail", "INDEX", "Email", "1"});
-  AddRow(indexes, {"sales", "Items", "PRIMARY_KEY", "PRIMARY_KEY", "Seq", "2"});
-  AddRow(indexes,
-         {"sales", "Items", "PRIMARY_KEY", "PRIMARY_KEY", "ItemId", "1"});
+  AddCatalogRow(indexes,
+                {"", "Orders", "PRIMARY_KEY", "PRIMARY_KEY", "OrderId", "1"});
+  AddCatalogRow(indexes, {"", "Orders", "OrdersByCode", "INDEX", "Code", "1"});
+  AddCatalogRow(
+      indexes, {"", "Orders", "OrdersByCode", "INDEX", "Amount", std::nullopt});
+  AddCatalogRow(indexes, {"", "Orders", "IDX_Orders_CustomerId", "INDEX",
+                          "CustomerId", "1"});
+  AddCatalogRow(indexes,
+                {"", "Orders", "OrdersByEmail", "INDEX", "Email", "1"});
+  AddCatalogRow(indexes,
+                {"sales", "Items", "PRIMARY_KEY", "PRIMARY_KEY", "Seq", "2"});
+  AddCatalogRow(
+      indexes, {"sales", "Items", "PRIMARY_KEY", "PRIMARY_KEY", "ItemId", "1"});
   auto catalog =
       SchemaCatalog::FromResults(Dialect::kGoogleSql, columns, indexes);
   EXPECT_TRUE(catalog.ok()) << catalog.status();
@@ -75,17 +78,18 @@ TEST(SchemaCatalogTest, RelationsMakeHierarchiesAndFamilies) {
   for (const auto& [table, parts] : tables) {
     for (int i = 1; i <= parts; ++i) {
       const std::string column = absl::StrCat("K", i);
-      AddRow(columns, {"", table, column, "INT64", "NO"});
-      AddRow(indexes, {"", table, "PRIMARY_KEY", "PRIMARY_KEY", column,
-                       absl::StrCat(i)});
+      AddCatalogRow(columns, {"", table, column, "INT64", "NO"});
+      AddCatalogRow(indexes, {"", table, "PRIMARY_KEY", "PRIMARY_KEY", column,
+                              absl::StrCat(i)});
     }
   }
   ResultSet relations;
-  AddRow(relations, {"", "Songs", "INTERLEAVE", "", "Albums"});
-  AddRow(relations, {"", "Albums", "INTERLEAVE", "", "Singers"});
-  AddRow(relations, {"", "Reviews", "FOREIGN_KEY", "", "Singers"});
-  AddRow(relations, {"", "Venues", "FOREIGN_KEY", "", "Labels"});
-  AddRow(relations, {"", "Gone", "FOREIGN_KEY", "", "Singers"});  // Ignored.
+  AddCatalogRow(relations, {"", "Songs", "INTERLEAVE", "", "Albums"});
+  AddCatalogRow(relations, {"", "Albums", "INTERLEAVE", "", "Singers"});
+  AddCatalogRow(relations, {"", "Reviews", "FOREIGN_KEY", "", "Singers"});
+  AddCatalogRow(relations, {"", "Venues", "FOREIGN_KEY", "", "Labels"});
+  AddCatalogRow(relations,
+                {"", "Gone", "FOREIGN_KEY", "", "Singers"});  // Ignored.
   auto catalog = SchemaCatalog::FromResults(Dialect::kGoogleSql, columns,
                                             indexes, relations);
   ASSERT_TRUE(catalog.ok()) << catalog.status();

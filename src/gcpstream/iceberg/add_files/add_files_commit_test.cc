@@ -17,11 +17,14 @@ namespace gcpstream::iceberg {
 namespace {
 
 using ::gcpstream::iceberg::testing::AddFilesTest;
+
+// A suite of its own: the add-files tests share one test executable.
+class AddFilesCommitTest : public AddFilesTest {};
 using ::gcpstream::iceberg::testing::CatalogKind;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-INSTANTIATE_TEST_SUITE_P(Catalogs, AddFilesTest,
+INSTANTIATE_TEST_SUITE_P(Catalogs, AddFilesCommitTest,
                          ::testing::Values(CatalogKind::kFilesystem,
                                            CatalogKind::kRest),
                          testing::CatalogName);
@@ -63,7 +66,7 @@ class RacingCatalog final : public Catalog {
   std::function<void()> rival_;
 };
 
-TEST_P(AddFilesTest, ACommitThatLosesARaceIsRetriedAgainstTheWinner) {
+TEST_P(AddFilesCommitTest, ACommitThatLosesARaceIsRetriedAgainstTheWinner) {
   ASSERT_TRUE(Add({"orders_a.parquet"}).ok());
   RacingCatalog racing(
       *catalog_, [this] { ASSERT_TRUE(Add({"orders_own_ids.parquet"}).ok()); });
@@ -84,7 +87,7 @@ TEST_P(AddFilesTest, ACommitThatLosesARaceIsRetriedAgainstTheWinner) {
   EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
 }
 
-TEST_P(AddFilesTest, TheTablesRetryPropertiesBoundTheAttempts) {
+TEST_P(AddFilesCommitTest, TheTablesRetryPropertiesBoundTheAttempts) {
   TableCreation creation;
   creation.schema = Schema{
       0,
@@ -109,7 +112,7 @@ TEST_P(AddFilesTest, TheTablesRetryPropertiesBoundTheAttempts) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
-TEST_P(AddFilesTest, ACommitOfUnknownOutcomeIsFoundNotRepeated) {
+TEST_P(AddFilesCommitTest, ACommitOfUnknownOutcomeIsFoundNotRepeated) {
   ASSERT_TRUE(Add({"orders_a.parquet"}).ok());
   RacingCatalog unknown(*catalog_, nullptr);
   unknown.report_unknown_once = true;

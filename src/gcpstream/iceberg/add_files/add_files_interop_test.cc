@@ -22,11 +22,14 @@ namespace gcpstream::iceberg {
 namespace {
 
 using ::gcpstream::iceberg::testing::AddFilesTest;
+
+// A suite of its own: the add-files tests share one test executable.
+class AddFilesInteropTest : public AddFilesTest {};
 using ::gcpstream::iceberg::testing::CatalogKind;
 using ::gcpstream::iceberg::testing::Int;
-using ::gcpstream::iceberg::testing::kDir;
 using ::gcpstream::iceberg::testing::Long;
 using ::gcpstream::iceberg::testing::Optional;
+using ::gcpstream::iceberg::testing::OutputDir;
 using ::gcpstream::iceberg::testing::Required;
 using ::gcpstream::iceberg::testing::String;
 using ::testing::ElementsAre;
@@ -34,7 +37,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using Json = nlohmann::json;
 
-INSTANTIATE_TEST_SUITE_P(Catalogs, AddFilesTest,
+INSTANTIATE_TEST_SUITE_P(Catalogs, AddFilesInteropTest,
                          ::testing::Values(CatalogKind::kFilesystem,
                                            CatalogKind::kRest),
                          testing::CatalogName);
@@ -49,7 +52,7 @@ TableCreation WithoutNameMapping(Schema schema) {
   return creation;
 }
 
-TEST_P(AddFilesTest, FilesWithoutIdsCommitTheNameMappingReadersNeed) {
+TEST_P(AddFilesInteropTest, FilesWithoutIdsCommitTheNameMappingReadersNeed) {
   ASSERT_TRUE(catalog_
                   ->Create(table_, WithoutNameMapping(
                                        Schema{0,
@@ -75,7 +78,7 @@ TEST_P(AddFilesTest, FilesWithoutIdsCommitTheNameMappingReadersNeed) {
   EXPECT_EQ(again->counters.schema_commits, 0);
 }
 
-TEST_P(AddFilesTest, NanosecondTimestampsAreRefusedNamingTheColumn) {
+TEST_P(AddFilesInteropTest, NanosecondTimestampsAreRefusedNamingTheColumn) {
   absl::StatusOr<AddFilesResult> result =
       Add({"events_ns.parquet", "orders_a.parquet"});
   ASSERT_TRUE(result.ok()) << result.status();
@@ -90,7 +93,7 @@ TEST_P(AddFilesTest, NanosecondTimestampsAreRefusedNamingTheColumn) {
 
 // A catalog's validation refusal is final: retrying it only delays the
 // error (Iceberg's REST server refuses timestamp_ns in a v2 table).
-TEST_P(AddFilesTest, ACatalogsValidationRefusalIsNotRetried) {
+TEST_P(AddFilesInteropTest, ACatalogsValidationRefusalIsNotRetried) {
   if (GetParam() != CatalogKind::kRest) GTEST_SKIP() << "REST only";
   absl::StatusOr<LoadedTable> created = catalog_->Create(
       table_, WithoutNameMapping(Schema{
@@ -101,7 +104,7 @@ TEST_P(AddFilesTest, ACatalogsValidationRefusalIsNotRetried) {
   EXPECT_THAT(created.status().message(), HasSubstr("timestamp_ns"));
 }
 
-TEST_P(AddFilesTest, EachFileIsJudgedByItsOwnNullEvidence) {
+TEST_P(AddFilesInteropTest, EachFileIsJudgedByItsOwnNullEvidence) {
   ASSERT_TRUE(catalog_
                   ->Create(table_, WithoutNameMapping(
                                        Schema{0,
@@ -122,11 +125,11 @@ TEST_P(AddFilesTest, EachFileIsJudgedByItsOwnNullEvidence) {
   EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
 }
 
-TEST_P(AddFilesTest, ARelativeWarehouseWritesAbsoluteLocations) {
+TEST_P(AddFilesInteropTest, ARelativeWarehouseWritesAbsoluteLocations) {
   if (GetParam() != CatalogKind::kFilesystem) GTEST_SKIP() << "filesystem";
   const std::filesystem::path before = std::filesystem::current_path();
-  std::filesystem::remove_all(std::string(kDir) + "/relative-warehouse");
-  std::filesystem::current_path(kDir);
+  std::filesystem::remove_all(OutputDir() + "/relative-warehouse");
+  std::filesystem::current_path(OutputDir());
   catalog_ = std::make_unique<FilesystemCatalog>("relative-warehouse/");
   absl::StatusOr<AddFilesResult> result = Add({"orders_a.parquet"});
   const std::string metadata_file = MetadataFile();
@@ -135,7 +138,7 @@ TEST_P(AddFilesTest, ARelativeWarehouseWritesAbsoluteLocations) {
 
   // Read from another working directory than the writer's.
   const std::string table_dir =
-      std::string(kDir) + "/relative-warehouse/db/" + table_.name;
+      OutputDir() + "/relative-warehouse/db/" + table_.name;
   EXPECT_THAT(metadata_file, HasSubstr(table_dir + "/metadata/"));
   absl::StatusOr<LoadedTable> loaded = catalog_->Load(table_);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
@@ -145,12 +148,12 @@ TEST_P(AddFilesTest, ARelativeWarehouseWritesAbsoluteLocations) {
   EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
 
   // The same warehouse, spelled absolutely, finds the table.
-  catalog_ = std::make_unique<FilesystemCatalog>(std::string(kDir) +
-                                                 "/relative-warehouse");
+  catalog_ =
+      std::make_unique<FilesystemCatalog>(OutputDir() + "/relative-warehouse");
   EXPECT_EQ(MetadataFile(), metadata_file);
 }
 
-TEST_P(AddFilesTest, ADirectoryNamedLikeAParquetFileIsAnErrorRow) {
+TEST_P(AddFilesInteropTest, ADirectoryNamedLikeAParquetFileIsAnErrorRow) {
   absl::StatusOr<AddFilesResult> result =
       Add({"spark_output.parquet", "orders_a.parquet"});
   ASSERT_TRUE(result.ok()) << result.status();

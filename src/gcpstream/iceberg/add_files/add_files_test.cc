@@ -31,7 +31,7 @@ INSTANTIATE_TEST_SUITE_P(Catalogs, AddFilesTest,
                                            CatalogKind::kRest),
                          testing::CatalogName);
 
-Json Field(const Json& checked, const std::string& name) {
+Json MemberOf(const Json& checked, const std::string& name) {
   for (const Json& field : checked["schema"]) {
     if (field["name"] == name) return field;
   }
@@ -105,9 +105,9 @@ TEST_P(AddFilesTest, MissingTableIsCreatedFromTheUnionWithFieldAddition) {
   const Json checked = Check({"orders_a.parquet", "orders_b.parquet"});
   // Every column of a created table is optional unless pinned.
   for (const char* name : {"id", "amount", "name", "email"}) {
-    EXPECT_EQ(Field(checked, name)["required"], false) << name;
+    EXPECT_EQ(MemberOf(checked, name)["required"], false) << name;
   }
-  EXPECT_EQ(Field(checked, "email")["type"], "string");
+  EXPECT_EQ(MemberOf(checked, "email")["type"], "string");
   EXPECT_TRUE(checked["equal"]) << checked.dump();
   EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
   EXPECT_EQ(checked["summary"]["added-data-files"], "2");
@@ -153,11 +153,11 @@ TEST_P(AddFilesTest, FieldAdditionRefusedThenAllowed) {
   EXPECT_THAT(allowed->errors, IsEmpty());
   const Json checked =
       Check({"orders_a.parquet", "orders_own_ids.parquet", "orders_b.parquet"});
-  EXPECT_EQ(Field(checked, "email"),
+  EXPECT_EQ(MemberOf(checked, "email"),
             Json::parse(R"({"id": 4, "name": "email", "required": false,
                             "type": "string"})"));
   // id stays required: the file proves it has no nulls.
-  EXPECT_EQ(Field(checked, "id")["required"], true);
+  EXPECT_EQ(MemberOf(checked, "id")["required"], true);
   EXPECT_EQ(checked["schemas"], 2);
   EXPECT_TRUE(checked["equal"]) << checked.dump();
   EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
@@ -185,7 +185,7 @@ TEST_P(AddFilesTest, RelaxationRefusedAllowedAndPinned) {
   ASSERT_TRUE(allowed.ok()) << allowed.status();
   EXPECT_THAT(allowed->errors, IsEmpty());
   const Json checked = Check({"orders_a.parquet", "orders_id_nulls.parquet"});
-  EXPECT_EQ(Field(checked, "id")["required"], false);
+  EXPECT_EQ(MemberOf(checked, "id")["required"], false);
   EXPECT_TRUE(checked["equal"]) << checked.dump();
   EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
 }
@@ -211,7 +211,7 @@ TEST_P(AddFilesTest, PromotionRefusedAllowedAndImpossible) {
               ElementsAre("orders_amount_string.parquet"));
   const Json checked =
       Check({"orders_a.parquet", "orders_amount_long.parquet"});
-  EXPECT_EQ(Field(checked, "amount")["type"], "long");
+  EXPECT_EQ(MemberOf(checked, "amount")["type"], "long");
   EXPECT_TRUE(checked["equal"]) << checked.dump();
   EXPECT_TRUE(checked["duckdb_equal"]) << checked.dump();
   // The long file's bounds are longs (8 bytes), the int file's stay ints.

@@ -5,7 +5,7 @@
 // add pyarrow-written files to tables of the filesystem catalog and of
 // Iceberg's reference REST server, and check them with pyiceberg and
 // DuckDB. Needs GCPSTREAM_PYTHON, GCPSTREAM_TESTDATA,
-// GCPSTREAM_TEST_OUTPUT_DIR and GCPSTREAM_ICEBERG_REST_JAR.
+// GCPSTREAM_TEST_OUTPUT_ROOT and GCPSTREAM_ICEBERG_REST_JAR.
 
 #include <cstdlib>
 #include <filesystem>
@@ -27,10 +27,22 @@
 
 namespace gcpstream::iceberg::testing {
 
-// The test's own output directory (in the build tree) and the fixtures
-// write_add_files_fixtures.py writes there.
-inline constexpr char kDir[] = GCPSTREAM_TEST_OUTPUT_DIR;
-inline constexpr char kFixtures[] = GCPSTREAM_TEST_OUTPUT_DIR "/fixtures";
+// The running suite's own output directory (in the build tree), created on
+// first use: the test files sharing this fixture share an executable, and
+// their ctest tests run in parallel, each in a directory of its own.
+inline std::string OutputDir() {
+  const ::testing::TestSuite* suite =
+      ::testing::UnitTest::GetInstance()->current_test_suite();
+  std::string name = suite != nullptr ? suite->name() : "add_files";
+  name = name.substr(name.rfind('/') + 1);  // Without "Catalogs/".
+  std::string dir =
+      absl::StrCat(GCPSTREAM_TEST_OUTPUT_ROOT, "/", name, "_output");
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The fixtures write_add_files_fixtures.py writes for the suite.
+inline std::string FixturesDir() { return OutputDir() + "/fixtures"; }
 
 enum class CatalogKind { kFilesystem, kRest };
 
@@ -42,7 +54,7 @@ class AddFilesTest : public ::testing::TestWithParam<CatalogKind> {
   static void SetUpTestSuite() {
     ASSERT_EQ(
         std::system(absl::StrCat(GCPSTREAM_PYTHON, " ", GCPSTREAM_TESTDATA,
-                                 "/write_add_files_fixtures.py ", kFixtures)
+                                 "/write_add_files_fixtures.py ", FixturesDir())
                         .c_str()),
         0);
   }
@@ -61,13 +73,14 @@ class AddFilesTest : public ::testing::TestWithParam<CatalogKind> {
     name = name.substr(0, name.find('/'));
     table_ = TableIdentifier{{"db"}, name};
     if (GetParam() == CatalogKind::kFilesystem) {
-      const std::string warehouse = absl::StrCat(kDir, "/warehouse");
+      const std::string warehouse = absl::StrCat(OutputDir(), "/warehouse");
       std::filesystem::remove_all(warehouse + "/db/" + name);
       catalog_ = std::make_unique<FilesystemCatalog>(warehouse);
       return;
     }
     if (RestServer() == nullptr) {
-      const std::string warehouse = absl::StrCat(kDir, "/rest-warehouse");
+      const std::string warehouse =
+          absl::StrCat(OutputDir(), "/rest-warehouse");
       std::filesystem::remove_all(warehouse);
       absl::StatusOr<std::unique_ptr<RestCatalogFixture>> started =
           RestCatalogFixture::Start(GCPSTREAM_ICEBERG_REST_JAR, warehouse);
@@ -82,7 +95,7 @@ class AddFilesTest : public ::testing::TestWithParam<CatalogKind> {
   }
 
   static std::string Fixture(const std::string& name) {
-    return absl::StrCat(kFixtures, "/", name);
+    return absl::StrCat(FixturesDir(), "/", name);
   }
 
   absl::StatusOr<AddFilesResult> Add(const std::vector<std::string>& names,

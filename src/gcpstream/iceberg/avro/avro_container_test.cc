@@ -73,7 +73,8 @@ TEST(AvroContainerTest, IndependentReadersReadTheMetadataAndEveryDatum) {
   for (int i = 0; i < kDatums; ++i) writer.Add(Entry(i));
   EXPECT_EQ(writer.datums(), kDatums);
   const std::string path =
-      absl::StrCat(GCPSTREAM_TEST_OUTPUT_DIR, "/container.avro");
+      absl::StrCat(GCPSTREAM_TEST_OUTPUT_ROOT "/avro_container_test_output",
+                   "/container.avro");
   std::ofstream(path, std::ios::binary) << writer.Finish();
 
   const nlohmann::json read = nlohmann::json::parse(CommandOutput(absl::StrCat(

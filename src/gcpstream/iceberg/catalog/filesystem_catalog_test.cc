@@ -21,7 +21,8 @@ class FilesystemCatalogTest : public ::testing::Test {
  protected:
   void SetUp() override {
     warehouse_ = absl::StrCat(
-        GCPSTREAM_TEST_OUTPUT_DIR, "/warehouse-",
+        GCPSTREAM_TEST_OUTPUT_ROOT "/filesystem_catalog_test_output",
+        "/warehouse-",
         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(warehouse_);
   }

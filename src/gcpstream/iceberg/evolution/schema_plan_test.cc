@@ -38,7 +38,7 @@ const EvolutionConfig kAllowAll{{EvolutionOption::kAllowFieldAddition,
                                  EvolutionOption::kAllowTypePromotion},
                                 {}};
 
-Schema Table() {
+Schema PlanTable() {
   return Schema{4, {Required(1, "id", Long()), Optional(2, "name", String())}};
 }
 
@@ -89,16 +89,16 @@ TEST(GroupBySchemaTest, FilesOfOneSchemaKeepTheirOwnNullEvidence) {
 }
 
 TEST(PlanWindowTest, CoveredFilesChangeNothing) {
-  const SchemaPlan plan =
-      PlanWindow(Table(), 2, Groups({File("f", {Required(1, "id", Int())})}),
-                 EvolutionConfig());
+  const SchemaPlan plan = PlanWindow(
+      PlanTable(), 2, Groups({File("f", {Required(1, "id", Int())})}),
+      EvolutionConfig());
   EXPECT_FALSE(plan.new_schema.has_value());
   EXPECT_THAT(plan.incompatible, IsEmpty());
 }
 
 TEST(PlanWindowTest, AllowedAdditionsMakeOneNewSchemaVersion) {
   const SchemaPlan plan = PlanWindow(
-      Table(), 2,
+      PlanTable(), 2,
       Groups(
           {File("a",
                 {Required(1, "id", Long()), Required(2, "email", String())}),
@@ -114,7 +114,7 @@ TEST(PlanWindowTest, AllowedAdditionsMakeOneNewSchemaVersion) {
 
 TEST(PlanWindowTest, ChangesTheOptionsDoNotAllowMakeTheGroupIncompatible) {
   const SchemaPlan plan =
-      PlanWindow(Table(), 2,
+      PlanWindow(PlanTable(), 2,
                  Groups({File("a", {Optional(1, "email", String())}),
                          File("b", {Required(1, "id", Long())})}),
                  EvolutionConfig());
@@ -135,7 +135,8 @@ TEST(PlanWindowTest, ANewColumnTakesTheWidestTypeOfTheWindowInAnyOrder) {
     // Only the table's columns are checked against the options: a column
     // new in the window may widen without allow-type-promotion.
     EvolutionConfig additions{{EvolutionOption::kAllowFieldAddition}, {}};
-    const SchemaPlan plan = PlanWindow(Table(), 2, Groups(files), additions);
+    const SchemaPlan plan =
+        PlanWindow(PlanTable(), 2, Groups(files), additions);
     ASSERT_TRUE(plan.new_schema.has_value());
     EXPECT_THAT(Names(*plan.new_schema),
                 ElementsAre("1:id:long:required", "2:name:string", "3:n:long"));
@@ -145,7 +146,7 @@ TEST(PlanWindowTest, ANewColumnTakesTheWidestTypeOfTheWindowInAnyOrder) {
 
 TEST(PlanWindowTest, TheMoreCommonSchemaWinsAConflictBetweenFiles) {
   const SchemaPlan plan = PlanWindow(
-      Table(), 2,
+      PlanTable(), 2,
       Groups(
           {File("s", {Required(9, "id", Long()), Optional(1, "n", String())}),
            File("l1", {Required(9, "id", Long()), Optional(1, "n", Long())}),
@@ -164,7 +165,7 @@ TEST(PlanWindowTest, TheMoreCommonSchemaWinsAConflictBetweenFiles) {
 
 TEST(PlanWindowTest, NamesDifferingOnlyInCaseAcrossFilesKeepTheFirst) {
   const SchemaPlan plan = PlanWindow(
-      Table(), 2,
+      PlanTable(), 2,
       Groups({File("e1",
                    {Required(9, "id", Long()), Optional(1, "email", String())}),
               File("e2",
@@ -184,7 +185,7 @@ TEST(PlanWindowTest, NamesDifferingOnlyInCaseAcrossFilesKeepTheFirst) {
 
 TEST(PlanWindowTest, AddedColumnsAreOptionalAtEveryLevelButMapKeys) {
   const SchemaPlan plan = PlanWindow(
-      Table(), 2,
+      PlanTable(), 2,
       Groups({File(
           "f",
           {Required(1, "geo", Struct({Required(2, "lat", Long())})),

@@ -11,7 +11,7 @@
 namespace gcpstream::iceberg {
 namespace {
 
-std::string Join(const std::string& prefix, const std::string& name) {
+std::string JoinName(const std::string& prefix, const std::string& name) {
   return prefix.empty() ? name : absl::StrCat(prefix, ".", name);
 }
 
@@ -45,16 +45,16 @@ absl::Status UnionType(Type& base, const Type& file, int32_t& last_id,
       return UnionFields(base.fields, file.fields, last_id, path);
     case TypeKind::kList:
       return UnionField(base.fields[0], file.fields[0], last_id,
-                        Join(path, "element"));
+                        JoinName(path, "element"));
     case TypeKind::kMap: {
       // Keys are never relaxed; their types follow the same rules.
       if (absl::Status key = UnionType(base.fields[0].type, file.fields[0].type,
-                                       last_id, Join(path, "key"));
+                                       last_id, JoinName(path, "key"));
           !key.ok()) {
         return key;
       }
       return UnionField(base.fields[1], file.fields[1], last_id,
-                        Join(path, "value"));
+                        JoinName(path, "value"));
     }
     default:
       if (base == file || IsPromotionAllowed(file, base)) {
@@ -84,7 +84,7 @@ absl::Status UnionFields(std::vector<Field>& base,
       continue;
     }
     if (absl::Status status =
-            UnionField(*it, wanted, last_id, Join(prefix, wanted.name));
+            UnionField(*it, wanted, last_id, JoinName(prefix, wanted.name));
         !status.ok()) {
       return status;
     }

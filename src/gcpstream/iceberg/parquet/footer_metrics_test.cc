@@ -27,7 +27,8 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using Json = nlohmann::json;
 
-const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
+const std::string kDir =
+    GCPSTREAM_TEST_OUTPUT_ROOT "/footer_metrics_test_output";
 
 class FooterMetricsTest : public ::testing::Test {
  protected:

@@ -35,7 +35,9 @@ class ParquetFooterTest : public ::testing::Test {
   }
 
   // In the build tree: rewritten by every run.
-  static std::string Dir() { return GCPSTREAM_TEST_OUTPUT_DIR; }
+  static std::string Dir() {
+    return GCPSTREAM_TEST_OUTPUT_ROOT "/parquet_footer_test_output";
+  }
 
   static nlohmann::json Expected() {
     std::ifstream in(Dir() + "/expected.json");

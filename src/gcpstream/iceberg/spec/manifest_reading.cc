@@ -12,18 +12,18 @@
 namespace gcpstream::iceberg {
 namespace {
 
-using Json = nlohmann::json;
+using PlainJson = nlohmann::json;
 
 // Reads named fields of one decoded record, remembering the first problem.
 class Fields {
  public:
-  Fields(const Json& record, const std::string& path)
+  Fields(const PlainJson& record, const std::string& path)
       : record_(record), path_(path) {}
 
   template <typename T>
   std::optional<T> Optional(const char* name) {
     if (!record_.contains(name) || record_[name].is_null()) return std::nullopt;
-    const Json& value = record_[name];
+    const PlainJson& value = record_[name];
     if constexpr (std::is_same_v<T, std::string>) {
       if (value.is_string()) return value.get<std::string>();
     } else {
@@ -45,7 +45,7 @@ class Fields {
   std::map<int32_t, T> IdMap(const char* name) {
     std::map<int32_t, T> out;
     if (!record_.contains(name) || record_[name].is_null()) return out;
-    for (const Json& pair : record_[name]) {
+    for (const PlainJson& pair : record_[name]) {
       if (!pair.is_object() || !pair.contains("key") ||
           !pair["key"].is_number_integer() || !pair.contains("value")) {
         Fail(name, "is not a map of field ids");
@@ -56,7 +56,7 @@ class Fields {
     return out;
   }
 
-  const Json& Record(const char* name) {
+  const PlainJson& Record(const char* name) {
     if (!record_.contains(name) || !record_[name].is_object()) {
       Fail(name, "is missing");
       return empty_;
@@ -74,10 +74,10 @@ class Fields {
     }
   }
 
-  const Json& record_;
+  const PlainJson& record_;
   const std::string& path_;
   absl::Status status_;
-  const Json empty_ = Json::object();
+  const PlainJson empty_ = PlainJson::object();
 };
 
 absl::StatusOr<AvroFile> ReadAvro(FileIO& io, const std::string& path) {
@@ -99,7 +99,7 @@ absl::StatusOr<std::vector<ManifestFile>> ReadManifestList(
   if (!file.ok()) return file.status();
   std::vector<ManifestFile> out;
   out.reserve(file->records.size());
-  for (const Json& record : file->records) {
+  for (const PlainJson& record : file->records) {
     Fields fields(record, path);
     ManifestFile m;
     m.manifest_path = fields.Required<std::string>("manifest_path");
@@ -135,7 +135,7 @@ absl::StatusOr<std::vector<ManifestEntry>> ReadManifest(
   if (!file.ok()) return file.status();
   std::vector<ManifestEntry> out;
   out.reserve(file->records.size());
-  for (const Json& record : file->records) {
+  for (const PlainJson& record : file->records) {
     Fields fields(record, path);
     ManifestEntry entry;
     const auto status = fields.Required<int32_t>("status");
@@ -171,10 +171,10 @@ absl::StatusOr<std::vector<ManifestEntry>> ReadManifest(
     d.null_value_counts = data.IdMap<int64_t>("null_value_counts");
     d.lower_bounds = data.IdMap<std::string>("lower_bounds");
     d.upper_bounds = data.IdMap<std::string>("upper_bounds");
-    const Json& d_record = fields.Record("data_file");
+    const PlainJson& d_record = fields.Record("data_file");
     if (d_record.contains("split_offsets") &&
         d_record["split_offsets"].is_array()) {
-      for (const Json& offset : d_record["split_offsets"]) {
+      for (const PlainJson& offset : d_record["split_offsets"]) {
         if (offset.is_number_integer()) {
           d.split_offsets.push_back(offset.get<int64_t>());
         }

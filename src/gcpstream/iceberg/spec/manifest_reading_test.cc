@@ -25,9 +25,10 @@ using ::gcpstream::iceberg::testing::CommandOutput;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
+const std::string kDir =
+    GCPSTREAM_TEST_OUTPUT_ROOT "/manifest_reading_test_output";
 
-void Write(const std::string& path, const std::string& bytes) {
+void WriteText(const std::string& path, const std::string& bytes) {
   std::filesystem::create_directories(
       std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << bytes;
@@ -47,7 +48,7 @@ TEST(ManifestReadingTest, ReadsBackWhatOurWritersWrite) {
   absl::StatusOr<std::string> manifest =
       WriteManifest(schema, PartitionSpec(), {entry});
   ASSERT_TRUE(manifest.ok()) << manifest.status();
-  Write(kDir + "/ours/m0.avro", *manifest);
+  WriteText(kDir + "/ours/m0.avro", *manifest);
   ManifestFile listed;
   listed.manifest_path = kDir + "/ours/m0.avro";
   listed.manifest_length = static_cast<int64_t>(manifest->size());
@@ -56,7 +57,7 @@ TEST(ManifestReadingTest, ReadsBackWhatOurWritersWrite) {
   listed.added_snapshot_id = 77;
   listed.added_files_count = 1;
   listed.added_rows_count = 3;
-  Write(kDir + "/ours/list.avro", WriteManifestList(77, 70, 5, {listed}));
+  WriteText(kDir + "/ours/list.avro", WriteManifestList(77, 70, 5, {listed}));
 
   LocalFileIO io;
   absl::StatusOr<std::vector<ManifestFile>> list =
@@ -130,20 +131,20 @@ TEST(ManifestReadingTest, CorruptFilesAreDataLossAndMissingOnesNotFound) {
   LocalFileIO io;
   for (size_t cut :
        {size_t{3}, size_t{40}, list.size() - 20, list.size() - 1}) {
-    Write(kDir + "/corrupt/list.avro", list.substr(0, cut));
+    WriteText(kDir + "/corrupt/list.avro", list.substr(0, cut));
     absl::StatusOr<std::vector<ManifestFile>> read =
         ReadManifestList(io, kDir + "/corrupt/list.avro");
     EXPECT_EQ(read.status().code(), absl::StatusCode::kDataLoss) << cut;
     EXPECT_THAT(read.status().message(), HasSubstr("list.avro")) << cut;
   }
-  Write(kDir + "/corrupt/text.avro", "not avro at all");
+  WriteText(kDir + "/corrupt/text.avro", "not avro at all");
   EXPECT_EQ(ReadManifestList(io, kDir + "/corrupt/text.avro").status().code(),
             absl::StatusCode::kDataLoss);
   EXPECT_EQ(
       ReadManifestList(io, kDir + "/corrupt/missing.avro").status().code(),
       absl::StatusCode::kNotFound);
   // A manifest list is not a manifest: its records lack the entry fields.
-  Write(kDir + "/corrupt/list.avro", list);
+  WriteText(kDir + "/corrupt/list.avro", list);
   listed.manifest_path = kDir + "/corrupt/list.avro";
   absl::StatusOr<std::vector<ManifestEntry>> entries = ReadManifest(io, listed);
   EXPECT_EQ(entries.status().code(), absl::StatusCode::kDataLoss);

@@ -21,7 +21,8 @@ namespace {
 using ::gcpstream::iceberg::testing::CommandOutput;
 using ::testing::ElementsAre;
 
-const std::string kDir = GCPSTREAM_TEST_OUTPUT_DIR;
+const std::string kManifestDir =
+    GCPSTREAM_TEST_OUTPUT_ROOT "/manifest_test_output";
 
 void Write(const std::string& path, const std::string& bytes) {
   std::filesystem::create_directories(
@@ -36,14 +37,15 @@ TEST(ManifestTest, PyicebergScansATableMadeOfOurManifests) {
   ASSERT_EQ(
       std::system(absl::StrCat(GCPSTREAM_PYTHON, " ",
                                GCPSTREAM_TESTDATA "/write_parquet_fixtures.py",
-                               " ", kDir, "/fixtures")
+                               " ", kManifestDir, "/fixtures")
                       .c_str()),
       0);
-  const std::string table = kDir + "/table";
+  const std::string table = kManifestDir + "/table";
   std::filesystem::remove_all(table);
   const std::string data = table + "/data/flat.parquet";
   std::filesystem::create_directories(table + "/data");
-  std::filesystem::copy_file(kDir + "/fixtures/flat_with_ids.parquet", data);
+  std::filesystem::copy_file(kManifestDir + "/fixtures/flat_with_ids.parquet",
+                             data);
 
   LocalFileIO io;
   absl::StatusOr<ParquetFooter> footer = ReadParquetFooter(io, data);
@@ -93,7 +95,7 @@ TEST(ManifestTest, PyicebergScansATableMadeOfOurManifests) {
 
   const std::string output = CommandOutput(absl::StrCat(
       GCPSTREAM_PYTHON, " ", GCPSTREAM_TESTDATA "/scan_table.py", " ",
-      metadata_path, " ", kDir, "/fixtures/flat_with_ids.parquet"));
+      metadata_path, " ", kManifestDir, "/fixtures/flat_with_ids.parquet"));
   ASSERT_FALSE(output.empty()) << "pyiceberg could not scan " << table;
   const nlohmann::json read = nlohmann::json::parse(output);
   EXPECT_EQ(read["rows"], 10);

@@ -36,8 +36,8 @@ Schema Table() {
 TEST(NameMappingTest, TheSchemasOwnMappingCoversItAndPyicebergReadsIt) {
   const NameMapping mapping = NameMappingOf(Table());
   EXPECT_TRUE(Covers(mapping, Table()));
-  const std::string path =
-      absl::StrCat(GCPSTREAM_TEST_OUTPUT_DIR, "/mapping.json");
+  const std::string path = absl::StrCat(
+      GCPSTREAM_TEST_OUTPUT_ROOT "/name_mapping_test_output", "/mapping.json");
   std::ofstream(path) << NameMappingToJson(mapping);
   const nlohmann::json read = nlohmann::json::parse(CommandOutput(
       absl::StrCat(GCPSTREAM_PYTHON, " ",

@@ -41,7 +41,7 @@ Json SnapshotToJson(const Snapshot& snapshot) {
 
 namespace {
 
-absl::Status Malformed(absl::string_view what) {
+absl::Status MalformedMetadata(absl::string_view what) {
   return absl::DataLossError(
       absl::StrCat("malformed Iceberg table metadata: ", what));
 }
@@ -66,8 +66,8 @@ absl::StatusOr<TableMetadata> Parse(const Json& json) {
   }
   out.current_schema_id = json.at("current-schema-id").get<int32_t>();
   if (out.CurrentSchema() == nullptr) {
-    return Malformed(absl::StrCat("no schema has the current schema id ",
-                                  out.current_schema_id));
+    return MalformedMetadata(absl::StrCat(
+        "no schema has the current schema id ", out.current_schema_id));
   }
   for (const Json& spec : json.at("partition-specs")) {
     PartitionSpec parsed;
@@ -128,12 +128,12 @@ absl::StatusOr<TableMetadata> TableMetadataFromJson(absl::string_view json) {
   const Json parsed = Json::parse(json.begin(), json.end(), nullptr,
                                   /*allow_exceptions=*/false);
   if (parsed.is_discarded() || !parsed.is_object()) {
-    return Malformed("not a JSON object");
+    return MalformedMetadata("not a JSON object");
   }
   try {
     return Parse(parsed);
   } catch (const nlohmann::json::exception& error) {
-    return Malformed(error.what());
+    return MalformedMetadata(error.what());
   }
 }
 

@@ -62,7 +62,8 @@ TableMetadata Sample() {
 // pyiceberg parses what we write against its model of the spec.
 TEST(TableMetadataTest, PyicebergReadsEveryField) {
   const std::string path =
-      absl::StrCat(GCPSTREAM_TEST_OUTPUT_DIR, "/v3.metadata.json");
+      absl::StrCat(GCPSTREAM_TEST_OUTPUT_ROOT "/table_metadata_test_output",
+                   "/v3.metadata.json");
   std::ofstream(path) << TableMetadataToJson(Sample());
   const std::string output = CommandOutput(
       absl::StrCat(GCPSTREAM_PYTHON, " ",

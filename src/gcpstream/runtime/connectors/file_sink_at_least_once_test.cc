@@ -18,7 +18,7 @@ using ::testing::IsEmpty;
 
 // At-least-once file sink: one appended file per subtask, fsynced by Flush.
 
-std::unique_ptr<FileSink<int>> MakeSink(const std::string& dir) {
+std::unique_ptr<FileSink<int>> MakeAtLeastOnceSink(const std::string& dir) {
   FileSinkOptions options;
   options.directory = dir;
   options.extension = "log";
@@ -29,8 +29,8 @@ std::unique_ptr<FileSink<int>> MakeSink(const std::string& dir) {
   return sink.ok() ? *std::move(sink) : nullptr;
 }
 
-std::unique_ptr<SinkWriter<int>> MakeWriter(FileSink<int>& sink,
-                                            int subtask = 0) {
+std::unique_ptr<SinkWriter<int>> MakeAtLeastOnceWriter(FileSink<int>& sink,
+                                                       int subtask = 0) {
   SinkWriterContext context;
   context.subtask_index = subtask;
   context.parallelism = 2;
@@ -39,7 +39,7 @@ std::unique_ptr<SinkWriter<int>> MakeWriter(FileSink<int>& sink,
   return writer.ok() ? *std::move(writer) : nullptr;
 }
 
-void WriteRange(SinkWriter<int>& writer, int from, int to) {
+void WriteRangeAtLeastOnce(SinkWriter<int>& writer, int from, int to) {
   for (int i = from; i < to; ++i) {
     ASSERT_TRUE(writer.Write(i, WriterContext{}).ok());
   }
@@ -47,60 +47,60 @@ void WriteRange(SinkWriter<int>& writer, int from, int to) {
 
 TEST(FileSinkAtLeastOnceTest, FlushWritesEverythingBeforeItAndNoCommitter) {
   const std::string dir = FreshTestDirectory();
-  auto sink = MakeSink(dir);
+  auto sink = MakeAtLeastOnceSink(dir);
   ASSERT_NE(sink, nullptr);
   EXPECT_EQ(sink->CreateCommitter(), nullptr);
-  auto writer = MakeWriter(*sink, 1);
+  auto writer = MakeAtLeastOnceWriter(*sink, 1);
   ASSERT_NE(writer, nullptr);
-  WriteRange(*writer, 0, 3);
+  WriteRangeAtLeastOnce(*writer, 0, 3);
   EXPECT_EQ(ReadTestFile(dir + "/part-1.log"), "");  // Still buffered.
   ASSERT_TRUE(writer->Flush(false).ok());
   EXPECT_EQ(ReadTestFile(dir + "/part-1.log"), "0\n1\n2\n");
   auto committables = writer->PrepareCommit(1);
   ASSERT_TRUE(committables.ok());
   EXPECT_THAT(*committables, IsEmpty());
-  WriteRange(*writer, 3, 4);
+  WriteRangeAtLeastOnce(*writer, 3, 4);
   ASSERT_TRUE(writer->Flush(true).ok());
   EXPECT_EQ(ReadTestFile(dir + "/part-1.log"), "0\n1\n2\n3\n");
 }
 
 TEST(FileSinkAtLeastOnceTest, RestartAppends) {
   const std::string dir = FreshTestDirectory();
-  auto sink = MakeSink(dir);
+  auto sink = MakeAtLeastOnceSink(dir);
   ASSERT_NE(sink, nullptr);
   {
-    auto writer = MakeWriter(*sink);
+    auto writer = MakeAtLeastOnceWriter(*sink);
     ASSERT_NE(writer, nullptr);
-    WriteRange(*writer, 0, 2);
+    WriteRangeAtLeastOnce(*writer, 0, 2);
     ASSERT_TRUE(writer->Flush(false).ok());
     writer->Close();
   }
-  auto writer = MakeWriter(*sink);
+  auto writer = MakeAtLeastOnceWriter(*sink);
   ASSERT_NE(writer, nullptr);
-  WriteRange(*writer, 2, 4);
+  WriteRangeAtLeastOnce(*writer, 2, 4);
   ASSERT_TRUE(writer->Flush(false).ok());
   EXPECT_EQ(ReadTestFile(dir + "/part-0.log"), "0\n1\n2\n3\n");
 }
 
 TEST(FileSinkAtLeastOnceTest, PartialLastLineOfACrashIsCutOff) {
   const std::string dir = FreshTestDirectory();
-  auto sink = MakeSink(dir);
+  auto sink = MakeAtLeastOnceSink(dir);
   ASSERT_NE(sink, nullptr);
   WriteTestFile(dir + "/part-0.log", "0\n1\n2");
   // A partial line longer than the 64 KiB scan chunk, after whole lines.
   WriteTestFile(dir + "/part-1.log", "0\n" + std::string(200000, 'x'));
-  auto zero = MakeWriter(*sink, 0);
-  auto one = MakeWriter(*sink, 1);
+  auto zero = MakeAtLeastOnceWriter(*sink, 0);
+  auto one = MakeAtLeastOnceWriter(*sink, 1);
   ASSERT_NE(zero, nullptr);
   ASSERT_NE(one, nullptr);
   EXPECT_EQ(ReadTestFile(dir + "/part-0.log"), "0\n1\n");
   EXPECT_EQ(ReadTestFile(dir + "/part-1.log"), "0\n");
-  WriteRange(*zero, 2, 3);
+  WriteRangeAtLeastOnce(*zero, 2, 3);
   ASSERT_TRUE(zero->Flush(false).ok());
   EXPECT_EQ(ReadTestFile(dir + "/part-0.log"), "0\n1\n2\n");
 
   WriteTestFile(dir + "/part-0.log", "no newline at all");
-  auto again = MakeWriter(*sink, 0);
+  auto again = MakeAtLeastOnceWriter(*sink, 0);
   ASSERT_NE(again, nullptr);
   EXPECT_EQ(ReadTestFile(dir + "/part-0.log"), "");
 }
@@ -110,19 +110,19 @@ TEST(FileSinkAtLeastOnceTest, PartialLastLineOfACrashIsCutOff) {
 // only duplicates are from after the last complete checkpoint.
 TEST(FileSinkAtLeastOnceTest, CrashReplayLosesNothing) {
   const std::string dir = FreshTestDirectory();
-  auto sink = MakeSink(dir);
+  auto sink = MakeAtLeastOnceSink(dir);
   ASSERT_NE(sink, nullptr);
   {
-    auto writer = MakeWriter(*sink);
+    auto writer = MakeAtLeastOnceWriter(*sink);
     ASSERT_NE(writer, nullptr);
-    WriteRange(*writer, 0, 10);
+    WriteRangeAtLeastOnce(*writer, 0, 10);
     ASSERT_TRUE(writer->Flush(false).ok());  // Checkpoint 1.
-    WriteRange(*writer, 10, 15);
+    WriteRangeAtLeastOnce(*writer, 10, 15);
     ASSERT_TRUE(writer->Flush(false).ok());
   }
-  auto writer = MakeWriter(*sink);
+  auto writer = MakeAtLeastOnceWriter(*sink);
   ASSERT_NE(writer, nullptr);
-  WriteRange(*writer, 10, 20);
+  WriteRangeAtLeastOnce(*writer, 10, 20);
   ASSERT_TRUE(writer->Flush(true).ok());
 
   std::map<int, int> seen;

@@ -32,8 +32,12 @@ FileSource::CreateReader(const SourceReaderContext& /*context*/,
   if (!parsed.ok()) return parsed.status();
   return std::make_unique<LineSourceReader<std::string>>(
       name_, *std::move(parsed), options_.max_lines_per_poll,
+      options_.max_line_bytes,
       [](std::string& line) -> absl::StatusOr<std::optional<std::string>> {
         return std::optional<std::string>(std::move(line));
+      },
+      [options = options_](int64_t bytes) {
+        return OversizedLineError(bytes, options);
       });
 }
 

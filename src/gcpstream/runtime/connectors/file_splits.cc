@@ -10,8 +10,23 @@
 
 namespace gcpstream::runtime {
 
+absl::Status OversizedLineError(int64_t bytes,
+                                const FileSourceOptions& options) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "a line of ", bytes,
+      " bytes is longer than option "
+      "'max-line-bytes' (",
+      options.max_line_bytes,
+      "); it was not read into memory. Raise the option if such records are "
+      "expected"));
+}
+
 absl::Status CheckFileSourceOptions(const FileSourceOptions& options,
                                     absl::string_view source_name) {
+  if (options.max_line_bytes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "file source '", source_name, "': max-line-bytes must be at least 1"));
+  }
   if (options.paths.empty() == options.directory.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("file source '", source_name,

@@ -26,7 +26,14 @@ struct FileSourceOptions {
   // The most lines one PollNext() reads, so the task serves its mailbox and
   // checkpoints in between.
   int max_lines_per_poll = 1000;
+  // max-line-bytes: a longer line is never held in memory; the file source
+  // fails on it, the json-lines source applies its malformed-line policy.
+  int64_t max_line_bytes = int64_t{16} << 20;
 };
+
+// The error for a line longer than `options.max_line_bytes`.
+absl::Status OversizedLineError(int64_t bytes,
+                                const FileSourceOptions& options);
 
 // InvalidArgument naming `source_name` when the options are unusable.
 absl::Status CheckFileSourceOptions(const FileSourceOptions& options,

@@ -17,14 +17,15 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::unique_ptr<GeneratorSource<int64_t>> MakeSource(GeneratorOptions options) {
+std::unique_ptr<GeneratorSource<int64_t>> MakeGeneratorSource(
+    GeneratorOptions options) {
   auto source = GeneratorSource<int64_t>::Create(
       "numbers", [](int64_t index) { return index; }, options);
   EXPECT_TRUE(source.ok()) << source.status();
   return source.ok() ? *std::move(source) : nullptr;
 }
 
-std::unique_ptr<SourceReader<int64_t>> MakeReader(
+std::unique_ptr<SourceReader<int64_t>> MakeGeneratorReader(
     GeneratorSource<int64_t>& source, std::vector<Split> splits,
     int parallelism = 1) {
   SourceReaderContext context;
@@ -35,8 +36,9 @@ std::unique_ptr<SourceReader<int64_t>> MakeReader(
 }
 
 // Polls until end of input (or `max_polls`), returning the last status.
-InputStatus Drain(SourceReader<int64_t>& reader,
-                  CollectingOutput<int64_t>& output, int max_polls = 1000) {
+InputStatus DrainGenerator(SourceReader<int64_t>& reader,
+                           CollectingOutput<int64_t>& output,
+                           int max_polls = 1000) {
   InputStatus status = InputStatus::kMoreAvailable;
   for (int i = 0; i < max_polls && status != InputStatus::kEndOfInput; ++i) {
     absl::StatusOr<PollResult> result = reader.PollNext(output);
@@ -56,12 +58,12 @@ std::vector<int64_t> Iota(int64_t from, int64_t to, int64_t step = 1) {
 TEST(GeneratorSourceTest, BoundedSequenceInPollsOfAtMostMaxRecords) {
   GeneratorOptions options;
   options.count = 2500;
-  auto source = MakeSource(options);
+  auto source = MakeGeneratorSource(options);
   ASSERT_NE(source, nullptr);
   EXPECT_TRUE(source->bounded());
   auto splits = source->PlanSplits(1);
   ASSERT_TRUE(splits.ok());
-  auto reader = MakeReader(*source, *splits);
+  auto reader = MakeGeneratorReader(*source, *splits);
   ASSERT_NE(reader, nullptr);
 
   CollectingOutput<int64_t> output;
@@ -102,7 +104,7 @@ TEST(GeneratorSourceTest, RecordsComeFromTheFunction) {
 TEST(GeneratorSourceTest, PlanSplitsIsDeterministicAndStrided) {
   GeneratorOptions options;
   options.count = 20;
-  auto source = MakeSource(options);
+  auto source = MakeGeneratorSource(options);
   ASSERT_NE(source, nullptr);
   auto splits = source->PlanSplits(3);
   ASSERT_TRUE(splits.ok());
@@ -117,10 +119,10 @@ TEST(GeneratorSourceTest, PlanSplitsIsDeterministicAndStrided) {
   EXPECT_EQ((*splits)[1].state, "1");
 
   for (int i = 0; i < 3; ++i) {
-    auto reader = MakeReader(*source, {(*splits)[i]}, 3);
+    auto reader = MakeGeneratorReader(*source, {(*splits)[i]}, 3);
     ASSERT_NE(reader, nullptr);
     CollectingOutput<int64_t> output;
-    EXPECT_EQ(Drain(*reader, output), InputStatus::kEndOfInput);
+    EXPECT_EQ(DrainGenerator(*reader, output), InputStatus::kEndOfInput);
     EXPECT_EQ(output.values, Iota(i, 20, 3)) << "split " << i;
   }
 }
@@ -129,28 +131,28 @@ TEST(GeneratorSourceTest, ReaderWithSeveralSplitsEmitsAscendingIndices) {
   GeneratorOptions options;
   options.count = 10;
   options.max_records_per_poll = 4;
-  auto source = MakeSource(options);
+  auto source = MakeGeneratorSource(options);
   ASSERT_NE(source, nullptr);
   auto splits = source->PlanSplits(3);
   ASSERT_TRUE(splits.ok());
-  auto reader = MakeReader(*source, {(*splits)[0], (*splits)[2]});
+  auto reader = MakeGeneratorReader(*source, {(*splits)[0], (*splits)[2]});
   ASSERT_NE(reader, nullptr);
   CollectingOutput<int64_t> output;
-  EXPECT_EQ(Drain(*reader, output), InputStatus::kEndOfInput);
+  EXPECT_EQ(DrainGenerator(*reader, output), InputStatus::kEndOfInput);
   EXPECT_THAT(output.values, ElementsAre(0, 2, 3, 5, 6, 8, 9));
 }
 
 TEST(GeneratorSourceTest, SnapshotListsEverySplitIncludingFinishedOnes) {
   GeneratorOptions options;
   options.count = 4;
-  auto source = MakeSource(options);
+  auto source = MakeGeneratorSource(options);
   ASSERT_NE(source, nullptr);
   auto splits = source->PlanSplits(2);
   ASSERT_TRUE(splits.ok());
-  auto reader = MakeReader(*source, *splits);
+  auto reader = MakeGeneratorReader(*source, *splits);
   ASSERT_NE(reader, nullptr);
   CollectingOutput<int64_t> output;
-  EXPECT_EQ(Drain(*reader, output), InputStatus::kEndOfInput);
+  EXPECT_EQ(DrainGenerator(*reader, output), InputStatus::kEndOfInput);
   auto snapshot = reader->SnapshotState(1);
   ASSERT_TRUE(snapshot.ok());
   ASSERT_EQ(snapshot->size(), 2u);
@@ -160,10 +162,10 @@ TEST(GeneratorSourceTest, SnapshotListsEverySplitIncludingFinishedOnes) {
   EXPECT_EQ((*snapshot)[1].state, "5");
 
   // A reader restored from finished splits ends at once.
-  auto restored = MakeReader(*source, *snapshot);
+  auto restored = MakeGeneratorReader(*source, *snapshot);
   ASSERT_NE(restored, nullptr);
   CollectingOutput<int64_t> more;
-  EXPECT_EQ(Drain(*restored, more), InputStatus::kEndOfInput);
+  EXPECT_EQ(DrainGenerator(*restored, more), InputStatus::kEndOfInput);
   EXPECT_THAT(more.values, IsEmpty());
 }
 
@@ -174,7 +176,7 @@ TEST(GeneratorSourceTest, RestoreResumesRightAfterTheSnapshot) {
   GeneratorOptions options;
   options.count = 5000;
   options.max_records_per_poll = 333;
-  auto source = MakeSource(options);
+  auto source = MakeGeneratorSource(options);
   ASSERT_NE(source, nullptr);
   auto splits = source->PlanSplits(3);
   ASSERT_TRUE(splits.ok());
@@ -182,7 +184,7 @@ TEST(GeneratorSourceTest, RestoreResumesRightAfterTheSnapshot) {
   std::vector<int64_t> all;
   std::vector<Split> snapshot;
   for (int i = 0; i < 3; ++i) {
-    auto reader = MakeReader(*source, {(*splits)[i]}, 3);
+    auto reader = MakeGeneratorReader(*source, {(*splits)[i]}, 3);
     ASSERT_NE(reader, nullptr);
     CollectingOutput<int64_t> output;
     for (int poll = 0; poll < i + 1; ++poll) {  // Unequal progress.
@@ -203,10 +205,10 @@ TEST(GeneratorSourceTest, RestoreResumesRightAfterTheSnapshot) {
     assigned[i % 2].push_back(snapshot[i]);
   }
   for (int i = 0; i < 2; ++i) {
-    auto reader = MakeReader(*source, assigned[i], 2);
+    auto reader = MakeGeneratorReader(*source, assigned[i], 2);
     ASSERT_NE(reader, nullptr);
     CollectingOutput<int64_t> output;
-    EXPECT_EQ(Drain(*reader, output), InputStatus::kEndOfInput);
+    EXPECT_EQ(DrainGenerator(*reader, output), InputStatus::kEndOfInput);
     EXPECT_TRUE(std::is_sorted(output.values.begin(), output.values.end()));
     all.insert(all.end(), output.values.begin(), output.values.end());
   }
@@ -215,12 +217,12 @@ TEST(GeneratorSourceTest, RestoreResumesRightAfterTheSnapshot) {
 }
 
 TEST(GeneratorSourceTest, UnboundedNeverEnds) {
-  auto source = MakeSource(GeneratorOptions{});
+  auto source = MakeGeneratorSource(GeneratorOptions{});
   ASSERT_NE(source, nullptr);
   EXPECT_FALSE(source->bounded());
   auto splits = source->PlanSplits(1);
   ASSERT_TRUE(splits.ok());
-  auto reader = MakeReader(*source, *splits);
+  auto reader = MakeGeneratorReader(*source, *splits);
   ASSERT_NE(reader, nullptr);
   CollectingOutput<int64_t> output;
   for (int i = 0; i < 5; ++i) {
@@ -232,26 +234,26 @@ TEST(GeneratorSourceTest, UnboundedNeverEnds) {
 }
 
 TEST(GeneratorSourceTest, UnboundedStopsBeforeInt64Overflow) {
-  auto source = MakeSource(GeneratorOptions{});
+  auto source = MakeGeneratorSource(GeneratorOptions{});
   ASSERT_NE(source, nullptr);
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   // kMax is odd, so kMax - 4 is in split 1 of 2.
-  auto reader = MakeReader(
+  auto reader = MakeGeneratorReader(
       *source, {Split{"generator-1-of-2", std::to_string(kMax - 4)}});
   ASSERT_NE(reader, nullptr);
   CollectingOutput<int64_t> output;
-  EXPECT_EQ(Drain(*reader, output), InputStatus::kEndOfInput);
+  EXPECT_EQ(DrainGenerator(*reader, output), InputStatus::kEndOfInput);
   EXPECT_THAT(output.values, ElementsAre(kMax - 4, kMax - 2));
 }
 
 TEST(GeneratorSourceTest, EmptySequenceEndsAtOnce) {
   GeneratorOptions options;
   options.count = 0;
-  auto source = MakeSource(options);
+  auto source = MakeGeneratorSource(options);
   ASSERT_NE(source, nullptr);
   auto splits = source->PlanSplits(2);
   ASSERT_TRUE(splits.ok());
-  auto reader = MakeReader(*source, *splits, 2);
+  auto reader = MakeGeneratorReader(*source, *splits, 2);
   ASSERT_NE(reader, nullptr);
   CollectingOutput<int64_t> output;
   auto result = reader->PollNext(output);
@@ -265,11 +267,11 @@ TEST(GeneratorSourceTest, RateIsSharedByTheReaders) {
   GeneratorOptions options;
   options.records_per_second = 10;  // 5 per second for each of 2 readers.
   options.clock = &clock;
-  auto source = MakeSource(options);
+  auto source = MakeGeneratorSource(options);
   ASSERT_NE(source, nullptr);
   auto splits = source->PlanSplits(2);
   ASSERT_TRUE(splits.ok());
-  auto reader = MakeReader(*source, {(*splits)[1]}, 2);
+  auto reader = MakeGeneratorReader(*source, {(*splits)[1]}, 2);
   ASSERT_NE(reader, nullptr);
 
   CollectingOutput<int64_t> output;
@@ -299,11 +301,11 @@ TEST(GeneratorSourceTest, RateLimitedBoundedSourceStillEnds) {
   options.count = 3;
   options.records_per_second = 1;
   options.clock = &clock;
-  auto source = MakeSource(options);
+  auto source = MakeGeneratorSource(options);
   ASSERT_NE(source, nullptr);
   auto splits = source->PlanSplits(1);
   ASSERT_TRUE(splits.ok());
-  auto reader = MakeReader(*source, *splits);
+  auto reader = MakeGeneratorReader(*source, *splits);
   ASSERT_NE(reader, nullptr);
   CollectingOutput<int64_t> output;
   std::vector<InputStatus> statuses;
@@ -339,14 +341,14 @@ TEST(GeneratorSourceTest, CreateRefusesBadOptions) {
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
-  auto source = MakeSource(GeneratorOptions{});
+  auto source = MakeGeneratorSource(GeneratorOptions{});
   ASSERT_NE(source, nullptr);
   EXPECT_EQ(source->PlanSplits(0).status().code(),
             absl::StatusCode::kInvalidArgument);
 }
 
 TEST(GeneratorSourceTest, CreateReaderRefusesForeignOrCorruptSplits) {
-  auto source = MakeSource(GeneratorOptions{});
+  auto source = MakeGeneratorSource(GeneratorOptions{});
   ASSERT_NE(source, nullptr);
   const std::vector<Split> bad = {
       {"/data/file.jsonl", "0"},    // Another source's split.

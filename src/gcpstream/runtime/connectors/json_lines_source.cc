@@ -64,10 +64,23 @@ JsonLinesSource::CreateReader(const SourceReaderContext& context,
     if (registry_skipped != nullptr) registry_skipped->Increment();
     return std::nullopt;
   };
+  // A line over max-line-bytes is malformed: skipped and counted, or fatal.
+  auto oversized = [skip, total = skipped_, registry_skipped,
+                    files = options_.files](int64_t bytes) -> absl::Status {
+    if (!skip) {
+      return absl::Status(
+          absl::StatusCode::kInvalidArgument,
+          absl::StrCat(OversizedLineError(bytes, files).message(),
+                       " (malformed-line-policy: fail)"));
+    }
+    total->Increment();
+    if (registry_skipped != nullptr) registry_skipped->Increment();
+    return absl::OkStatus();
+  };
   return std::make_unique<
       LineSourceReader<json::JsonRecord, json::PaddedBytes>>(
       name_, *std::move(parsed), options_.files.max_lines_per_poll,
-      std::move(parse));
+      options_.files.max_line_bytes, std::move(parse), std::move(oversized));
 }
 
 }  // namespace gcpstream::runtime

@@ -28,20 +28,22 @@ std::vector<Json> Trees(const std::vector<Record>& records) {
   return trees;
 }
 
-std::unique_ptr<JsonLinesSource> MakeSource(const std::string& path,
-                                            MalformedLinePolicy policy) {
+std::unique_ptr<JsonLinesSource> MakeJsonLinesSource(
+    const std::string& path, MalformedLinePolicy policy,
+    int64_t max_line_bytes = FileSourceOptions().max_line_bytes) {
   JsonLinesSourceOptions options;
   options.files.paths = {path};
+  options.files.max_line_bytes = max_line_bytes;
   options.malformed_line_policy = policy;
   auto source = JsonLinesSource::Create("events", std::move(options));
   EXPECT_TRUE(source.ok()) << source.status();
   return source.ok() ? *std::move(source) : nullptr;
 }
 
-absl::StatusOr<PollResult> ReadAll(JsonLinesSource& source,
-                                   const SourceReaderContext& context,
-                                   CollectingOutput<Record>& output,
-                                   std::vector<Split>* splits_out = nullptr) {
+absl::StatusOr<PollResult> ReadAllRecords(
+    JsonLinesSource& source, const SourceReaderContext& context,
+    CollectingOutput<Record>& output,
+    std::vector<Split>* splits_out = nullptr) {
   auto reader = source.CreateReader(context, source.PlanSplits(1).value());
   if (!reader.ok()) return reader.status();
   absl::StatusOr<PollResult> result;
@@ -67,10 +69,10 @@ TEST(JsonLinesSourceTest, PolicySpellings) {
 TEST(JsonLinesSourceTest, EmitsOneValuePerLineAndPassesOverBlankLines) {
   const std::string path = FreshTestDirectory() + "/in.jsonl";
   WriteTestFile(path, "{\"a\":1}\n  \n[1,2]\r\n\"text\"\n42\n\n");
-  auto source = MakeSource(path, MalformedLinePolicy::kFail);
+  auto source = MakeJsonLinesSource(path, MalformedLinePolicy::kFail);
   ASSERT_NE(source, nullptr);
   CollectingOutput<Record> output;
-  auto result = ReadAll(*source, SourceReaderContext{}, output);
+  auto result = ReadAllRecords(*source, SourceReaderContext{}, output);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->status, InputStatus::kEndOfInput);
   EXPECT_THAT(
@@ -82,10 +84,10 @@ TEST(JsonLinesSourceTest, EmitsOneValuePerLineAndPassesOverBlankLines) {
 TEST(JsonLinesSourceTest, FailPolicyNamesFileAndLineNumber) {
   const std::string path = FreshTestDirectory() + "/in.jsonl";
   WriteTestFile(path, "{\"a\":1}\n{\"a\":2}\n{\"a\":\n{\"a\":4}\n");
-  auto source = MakeSource(path, MalformedLinePolicy::kFail);
+  auto source = MakeJsonLinesSource(path, MalformedLinePolicy::kFail);
   ASSERT_NE(source, nullptr);
   CollectingOutput<Record> output;
-  auto result = ReadAll(*source, SourceReaderContext{}, output);
+  auto result = ReadAllRecords(*source, SourceReaderContext{}, output);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(result.status().message()), HasSubstr(path));
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("line 3"));
@@ -95,7 +97,7 @@ TEST(JsonLinesSourceTest, FailPolicyNamesFileAndLineNumber) {
 TEST(JsonLinesSourceTest, LineNumberIsRightAfterARestore) {
   const std::string path = FreshTestDirectory() + "/in.jsonl";
   WriteTestFile(path, "1\n2\n3\nnot json\n");
-  auto source = MakeSource(path, MalformedLinePolicy::kFail);
+  auto source = MakeJsonLinesSource(path, MalformedLinePolicy::kFail);
   ASSERT_NE(source, nullptr);
   auto reader = source->CreateReader(SourceReaderContext{}, {Split{path, "4"}});
   ASSERT_TRUE(reader.ok());
@@ -108,10 +110,10 @@ TEST(JsonLinesSourceTest, LineNumberIsRightAfterARestore) {
 TEST(JsonLinesSourceTest, InvalidUtf8IsMalformedNotACrash) {
   const std::string path = FreshTestDirectory() + "/in.jsonl";
   WriteTestFile(path, "\"ok\"\n\"\xff\xfe\"\n");
-  auto source = MakeSource(path, MalformedLinePolicy::kFail);
+  auto source = MakeJsonLinesSource(path, MalformedLinePolicy::kFail);
   ASSERT_NE(source, nullptr);
   CollectingOutput<Record> output;
-  auto result = ReadAll(*source, SourceReaderContext{}, output);
+  auto result = ReadAllRecords(*source, SourceReaderContext{}, output);
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("line 2"));
 }
@@ -119,7 +121,7 @@ TEST(JsonLinesSourceTest, InvalidUtf8IsMalformedNotACrash) {
 TEST(JsonLinesSourceTest, SkipPolicyCountsAndMovesPastMalformedLines) {
   const std::string path = FreshTestDirectory() + "/in.jsonl";
   WriteTestFile(path, "1\n{oops\n2\n]\n3");
-  auto source = MakeSource(path, MalformedLinePolicy::kSkip);
+  auto source = MakeJsonLinesSource(path, MalformedLinePolicy::kSkip);
   ASSERT_NE(source, nullptr);
   MetricsRegistry metrics;
   SourceReaderContext context;
@@ -128,7 +130,7 @@ TEST(JsonLinesSourceTest, SkipPolicyCountsAndMovesPastMalformedLines) {
   context.metrics = &metrics;
   CollectingOutput<Record> output;
   std::vector<Split> splits;
-  auto result = ReadAll(*source, context, output, &splits);
+  auto result = ReadAllRecords(*source, context, output, &splits);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->status, InputStatus::kEndOfInput);
   EXPECT_THAT(Trees(output.values), ElementsAre(Json(1), Json(2), Json(3)));
@@ -143,13 +145,36 @@ TEST(JsonLinesSourceTest, SkipPolicyCountsAndMovesPastMalformedLines) {
   EXPECT_EQ(splits[0].state, "13");  // The whole file.
 }
 
+TEST(JsonLinesSourceTest, ALineOverMaxLineBytesIsMalformed) {
+  const std::string path = FreshTestDirectory() + "/in.jsonl";
+  const std::string big = "{\"blob\":\"" + std::string(300, 'b') + "\"}";
+  WriteTestFile(path, "{\"a\":1}\n" + big + "\n{\"a\":3}\n");
+  auto failing = MakeJsonLinesSource(path, MalformedLinePolicy::kFail, 100);
+  ASSERT_NE(failing, nullptr);
+  CollectingOutput<Record> failed;
+  auto result = ReadAllRecords(*failing, SourceReaderContext{}, failed);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(result.status().message(),
+              HasSubstr(path + "' line 2: a line of 311 bytes is longer than "
+                               "option 'max-line-bytes' (100)"));
+  EXPECT_EQ(failed.values.size(), 1u);
+
+  auto skipping = MakeJsonLinesSource(path, MalformedLinePolicy::kSkip, 100);
+  ASSERT_NE(skipping, nullptr);
+  CollectingOutput<Record> kept;
+  result = ReadAllRecords(*skipping, SourceReaderContext{}, kept);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_THAT(Trees(kept.values), ElementsAre(Json{{"a", 1}}, Json{{"a", 3}}));
+  EXPECT_EQ(skipping->records_skipped_malformed(), 1u);
+}
+
 TEST(JsonLinesSourceTest, SkipPolicyWithoutMetricsStillCounts) {
   const std::string path = FreshTestDirectory() + "/in.jsonl";
   WriteTestFile(path, "x\ny\n");
-  auto source = MakeSource(path, MalformedLinePolicy::kSkip);
+  auto source = MakeJsonLinesSource(path, MalformedLinePolicy::kSkip);
   ASSERT_NE(source, nullptr);
   CollectingOutput<Record> output;
-  ASSERT_TRUE(ReadAll(*source, SourceReaderContext{}, output).ok());
+  ASSERT_TRUE(ReadAllRecords(*source, SourceReaderContext{}, output).ok());
   EXPECT_TRUE(output.values.empty());
   EXPECT_EQ(source->records_skipped_malformed(), 2u);
 }

@@ -33,10 +33,12 @@ ssize_t ReadAt(int fd, char* data, size_t size, int64_t offset) {
 
 }  // namespace
 
-absl::StatusOr<LineReader> LineReader::Open(std::string path, int64_t offset) {
+absl::StatusOr<LineReader> LineReader::Open(std::string path, int64_t offset,
+                                            int64_t max_line_bytes) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("cannot open", path);
   LineReader reader(std::move(path), fd, offset);
+  reader.max_line_bytes_ = max_line_bytes;
   struct stat info {};
   if (fstat(fd, &info) != 0) return ErrnoStatus("cannot stat", reader.path_);
   if (!S_ISREG(info.st_mode)) {
@@ -67,6 +69,8 @@ LineReader::LineReader(LineReader&& other) noexcept
       fd_(std::exchange(other.fd_, -1)),
       offset_(other.offset_),
       line_start_(other.line_start_),
+      max_line_bytes_(other.max_line_bytes_),
+      oversized_line_bytes_(other.oversized_line_bytes_),
       block_(std::move(other.block_)),
       retired_(std::move(other.retired_)),
       capacity_(std::exchange(other.capacity_, 0)),
@@ -81,6 +85,8 @@ LineReader& LineReader::operator=(LineReader&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     offset_ = other.offset_;
     line_start_ = other.line_start_;
+    max_line_bytes_ = other.max_line_bytes_;
+    oversized_line_bytes_ = other.oversized_line_bytes_;
     block_ = std::move(other.block_);
     retired_ = std::move(other.retired_);
     capacity_ = std::exchange(other.capacity_, 0);
@@ -147,7 +153,32 @@ absl::StatusOr<bool> LineReader::Fill() {
   return n > 0;
 }
 
+absl::Status LineReader::SkipOversizedLine() {
+  while (true) {
+    const void* found = std::memchr(block_.get() + pos_, '\n', size_ - pos_);
+    if (found != nullptr) {
+      const auto newline =
+          static_cast<size_t>(static_cast<const char*>(found) - block_.get());
+      offset_ += static_cast<int64_t>(newline + 1 - pos_);
+      pos_ = newline + 1;
+      break;
+    }
+    offset_ += static_cast<int64_t>(size_ - pos_);
+    pos_ = size_;
+    absl::StatusOr<bool> more = Fill();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+  }
+  oversized_line_bytes_ = offset_ - line_start_;
+  // The terminator is not part of the line.
+  if (oversized_line_bytes_ > 0 && pos_ > 0 && block_.get()[pos_ - 1] == '\n') {
+    --oversized_line_bytes_;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<bool> LineReader::NextLine(size_t& begin, size_t& end) {
+  oversized_line_bytes_ = 0;
   size_t searched = pos_;
   while (true) {
     const void* found =
@@ -161,6 +192,20 @@ absl::StatusOr<bool> LineReader::NextLine(size_t& begin, size_t& end) {
       line_start_ = offset_;
       offset_ += static_cast<int64_t>(newline + 1 - pos_);
       pos_ = newline + 1;
+      if (max_line_bytes_ > 0 &&
+          static_cast<int64_t>(end - begin) > max_line_bytes_) {
+        oversized_line_bytes_ = static_cast<int64_t>(end - begin);
+        begin = end;
+      }
+      return true;
+    }
+    if (max_line_bytes_ > 0 &&
+        static_cast<int64_t>(size_ - pos_) > max_line_bytes_) {
+      line_start_ = offset_;
+      if (absl::Status skipped = SkipOversizedLine(); !skipped.ok()) {
+        return skipped;
+      }
+      begin = end = pos_;
       return true;
     }
     // Fill() moves the unconsumed bytes to the front of the block.

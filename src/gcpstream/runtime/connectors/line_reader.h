@@ -24,7 +24,11 @@ class LineReader {
   // Opens `path` to read from `offset`, which must be 0 or just after a
   // '\n': anything else means the file changed since the offset was taken,
   // and resuming there would emit a partial line. Errors name the path.
-  static absl::StatusOr<LineReader> Open(std::string path, int64_t offset);
+  // A line longer than `max_line_bytes` (0: no limit) is not held in
+  // memory: Next() passes over it and returns it empty, with
+  // oversized_line_bytes() telling its length.
+  static absl::StatusOr<LineReader> Open(std::string path, int64_t offset,
+                                         int64_t max_line_bytes = 0);
 
   LineReader(LineReader&& other) noexcept;
   LineReader& operator=(LineReader&& other) noexcept;
@@ -42,6 +46,9 @@ class LineReader {
   int64_t offset() const { return offset_; }
   // Offset of the line Next() returned last.
   int64_t line_start() const { return line_start_; }
+  // The length of the line Next() returned last if it exceeded the limit
+  // (it was returned empty), else 0.
+  int64_t oversized_line_bytes() const { return oversized_line_bytes_; }
 
   // The 1-based number of the line that starts at `offset`. Counts from the
   // start of the file, so only for error messages: a reader restored at an
@@ -61,6 +68,9 @@ class LineReader {
   // Finds the next line: [begin, end) in the block, end before the
   // terminator; false at end of file.
   absl::StatusOr<bool> NextLine(size_t& begin, size_t& end);
+  // Reads on to the end of the line that began at line_start_ without
+  // keeping it, once it has outgrown the limit.
+  absl::Status SkipOversizedLine();
   // Reads more after the unconsumed bytes, moving them to the front of the
   // block, or of a new one when lines still share it; false at end of file.
   absl::StatusOr<bool> Fill();
@@ -71,6 +81,8 @@ class LineReader {
   int fd_ = -1;
   int64_t offset_ = 0;
   int64_t line_start_ = 0;
+  int64_t max_line_bytes_ = 0;
+  int64_t oversized_line_bytes_ = 0;
   // block_[0] is the byte at buffer_offset_; bytes before pos_ are consumed,
   // bytes from size_ on are not read yet. capacity_ leaves room for the
   // padding after it.

@@ -74,6 +74,36 @@ TEST(LineReaderTest, LinesLongerThanTheBufferAndSplitTerminators) {
   EXPECT_EQ(read.offsets.back(), static_cast<int64_t>(text.size()));
 }
 
+// A line over the limit is passed over, never held whole: the reader's
+// blocks stay near the limit however long the line is.
+TEST(LineReaderTest, LinesOverTheLimitArePassedOverAndMeasured) {
+  const std::string path = FreshTestDirectory() + "/long.txt";
+  const std::string huge(5'000'000, 'x');
+  WriteTestFile(path, "short\n" + huge + "\nmid\n" + std::string(101, 'y') +
+                          "\r\n" + std::string(100, 'z') + "\n" + huge);
+  absl::StatusOr<LineReader> reader =
+      LineReader::Open(path, 0, /*max_line_bytes=*/100);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  std::vector<std::string> lines;
+  std::vector<int64_t> oversized;
+  std::vector<int64_t> starts;
+  std::string line;
+  while (true) {
+    absl::StatusOr<bool> more = reader->Next(line);
+    ASSERT_TRUE(more.ok()) << more.status();
+    if (!*more) break;
+    lines.push_back(line);
+    oversized.push_back(reader->oversized_line_bytes());
+    starts.push_back(reader->line_start());
+  }
+  EXPECT_THAT(lines,
+              ElementsAre("short", "", "mid", "", std::string(100, 'z'), ""));
+  EXPECT_THAT(oversized, ElementsAre(0, 5'000'000, 0, 101, 0, 5'000'000));
+  EXPECT_THAT(starts,
+              ElementsAre(0, 6, 5'000'007, 5'000'011, 5'000'114, 5'000'215));
+  EXPECT_EQ(reader->offset(), 10'000'215);
+}
+
 TEST(LineReaderTest, RefusesAnOffsetThatIsNotALineStart) {
   const std::string path = FreshTestDirectory() + "/a.txt";
   WriteTestFile(path, "one\ntwo\n");

@@ -30,13 +30,19 @@ class LineSourceReader final : public SourceReader<T> {
   // it; nullopt skips the line. An error fails the job; the reader adds the
   // file and line number.
   using ParseLine = std::function<absl::StatusOr<std::optional<T>>(Line&)>;
+  // Decides on a line longer than max_line_bytes (passed over unread): OK
+  // skips it, an error fails the job (the reader adds file and line).
+  using OversizedLine = std::function<absl::Status(int64_t bytes)>;
 
   LineSourceReader(std::string source_name, std::vector<FileSplit> splits,
-                   int max_lines_per_poll, ParseLine parse)
+                   int max_lines_per_poll, int64_t max_line_bytes,
+                   ParseLine parse, OversizedLine oversized)
       : source_name_(std::move(source_name)),
         splits_(std::move(splits)),
         max_lines_per_poll_(max_lines_per_poll),
-        parse_(std::move(parse)) {}
+        max_line_bytes_(max_line_bytes),
+        parse_(std::move(parse)),
+        oversized_(std::move(oversized)) {}
 
   absl::StatusOr<PollResult> PollNext(ReaderOutput<T>& output) override {
     Line line;
@@ -45,7 +51,7 @@ class LineSourceReader final : public SourceReader<T> {
       FileSplit& split = splits_[current_];
       if (!file_.has_value()) {
         absl::StatusOr<LineReader> opened =
-            LineReader::Open(split.path, split.offset);
+            LineReader::Open(split.path, split.offset, max_line_bytes_);
         if (!opened.ok()) return Annotate(opened.status());
         file_.emplace(*std::move(opened));
       }
@@ -57,6 +63,13 @@ class LineSourceReader final : public SourceReader<T> {
         continue;
       }
       ++lines;
+      if (const int64_t bytes = file_->oversized_line_bytes(); bytes > 0) {
+        if (absl::Status skipped = oversized_(bytes); !skipped.ok()) {
+          return AnnotateLine(skipped);
+        }
+        split.offset = file_->offset();
+        continue;
+      }
       absl::StatusOr<std::optional<T>> record = parse_(line);
       if (!record.ok()) return AnnotateLine(record.status());
       split.offset = file_->offset();
@@ -101,7 +114,9 @@ class LineSourceReader final : public SourceReader<T> {
   const std::string source_name_;
   std::vector<FileSplit> splits_;
   const int max_lines_per_poll_;
+  const int64_t max_line_bytes_;
   const ParseLine parse_;
+  const OversizedLine oversized_;
   size_t current_ = 0;
   std::optional<LineReader> file_;
 };

@@ -142,12 +142,15 @@ class CollectingSink final : public Sink<int64_t> {
 
   absl::StatusOr<std::unique_ptr<SinkWriter<int64_t>>> CreateWriter(
       const SinkWriterContext& context) override {
+    if (!refuse_writers.ok()) return refuse_writers;
     return std::make_unique<Writer>(collected_, context.subtask_index, this,
                                     context.mailbox);
   }
   std::unique_ptr<Committer> CreateCommitter() override {
     return std::make_unique<CollectingCommitter>(collected_, this);
   }
+
+  absl::Status refuse_writers;  // What CreateWriter answers instead.
 
   std::atomic<int64_t> fail_after{-1};  // Fail once when this many written.
   std::atomic<bool> fail_first_commit{false};
