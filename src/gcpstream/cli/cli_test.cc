@@ -184,6 +184,12 @@ TEST_F(CliTest, ConfigurationErrorsExitTwoWithThePosition) {
   for (const char* command : {"exec", "start", "env", "status", "stop"}) {
     EXPECT_THAT(help.output, HasSubstr(command));
   }
+  Outcome start_help = Gcpstream("emulators start --help");
+  EXPECT_EQ(start_help.exit_code, 0);
+  for (const char* emulator :
+       {"pubsub", "spanner", "bigtable", "cloudtasks", "storage", "bigquery"}) {
+    EXPECT_THAT(start_help.output, HasSubstr(emulator));
+  }
   Outcome version = Gcpstream("--version");
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_THAT(version.output,

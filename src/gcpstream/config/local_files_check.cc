@@ -1,5 +1,6 @@
 #include "gcpstream/config/local_files_check.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -53,16 +54,14 @@ absl::Status CheckJsonLinesInputs(OptionMap& options) {
 
 // Whether `checkpoint_directory` holds a checkpoint a run resumes from.
 bool HasCheckpoint(const std::string& checkpoint_directory) {
-  std::error_code error;
   if (checkpoint_directory.empty()) return false;
-  for (const auto& entry :
-       fs::directory_iterator(checkpoint_directory, error)) {
-    const std::string name = entry.path().filename().string();
-    if (absl::StartsWith(name, "chk-") && absl::EndsWith(name, ".json")) {
-      return true;
-    }
-  }
-  return false;
+  std::error_code error;
+  return std::ranges::any_of(
+      fs::directory_iterator(checkpoint_directory, error),
+      [](const fs::directory_entry& entry) {
+        const std::string name = entry.path().filename().string();
+        return absl::StartsWith(name, "chk-") && absl::EndsWith(name, ".json");
+      });
 }
 
 absl::Status CheckFileSinkDirectory(OptionMap& options,

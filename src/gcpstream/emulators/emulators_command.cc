@@ -198,7 +198,8 @@ EmulatorsCommand::EmulatorsCommand(CLI::App& app)
       "start emulators, run COMMAND with *_EMULATOR_HOST set, stop them");
   exec_
       ->add_option("-e,--emulators", names_,
-                   "pubsub, spanner, bigtable (default: all)")
+                   "pubsub, spanner, bigtable, cloudtasks, storage, bigquery "
+                   "(default: all six)")
       ->delimiter(',');
   exec_->add_option("--log-dir", log_dir_, "keep emulator logs here");
   exec_->add_option("command", command_, "command to run")->required();
@@ -206,7 +207,8 @@ EmulatorsCommand::EmulatorsCommand(CLI::App& app)
   start_ = app.add_subcommand("start", "start emulators in the background");
   start_
       ->add_option("-e,--emulators", names_,
-                   "pubsub, spanner, bigtable (default: all)")
+                   "pubsub, spanner, bigtable, cloudtasks, storage, bigquery "
+                   "(default: all six)")
       ->delimiter(',');
   env_ = app.add_subcommand("env", "print the *_EMULATOR_HOST exports");
   status_ = app.add_subcommand("status", "show what runs");

@@ -44,7 +44,7 @@ using ::testing::HasSubstr;
 // Its tests create topics unless they say otherwise.
 class PubSubSinkTopicTest : public PubSubSinkTest {
  protected:
-  PubSubSinkOptions Options() const {
+  PubSubSinkOptions CreatingOptions() const {
     PubSubSinkOptions options = PubSubSinkTest::Options();
     options.create_disposition = CreateDisposition::kCreateIfNeeded;
     return options;
@@ -57,7 +57,7 @@ TEST_F(PubSubSinkTopicTest,
       kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
   server_->Enqueue(kCreateTopic,
                    Typed<Topic>([](const Topic& t) { return Respond(t); }));
-  PubSubSinkOptions options = Options();
+  PubSubSinkOptions options = CreatingOptions();
   options.topic_create_options.message_retention = absl::Hours(2);
   options.topic_create_options.kms_key_name =
       "projects/p/locations/l/keyRings/r/cryptoKeys/k";
@@ -89,7 +89,7 @@ TEST_F(PubSubSinkTopicTest, AlreadyExistsOnCreateCountsAsSuccess) {
       kPublish, Always(Fail(grpc::StatusCode::NOT_FOUND, "Topic not found")));
   server_->Enqueue(kCreateTopic,
                    Always(Fail(grpc::StatusCode::ALREADY_EXISTS, "exists")));
-  auto writer = Writer(Options());
+  auto writer = Writer(CreatingOptions());
   ASSERT_NE(writer, nullptr);
   ASSERT_TRUE(task_.Write(*writer, {"raced", "", "a"}).ok());
   ASSERT_TRUE(writer->Flush(false).ok());
@@ -118,7 +118,7 @@ TEST_F(PubSubSinkTopicTest, CreateNeverIsTheDefaultAndFailsNamingTheOption) {
 }
 
 TEST_F(PubSubSinkTopicTest, OrderingKeyWithoutOrderingFailsNamingTheOption) {
-  auto writer = Writer(Options());
+  auto writer = Writer(CreatingOptions());
   ASSERT_NE(writer, nullptr);
   absl::Status written = task_.Write(*writer, {"orders", "customer-1", "a"});
   EXPECT_EQ(written.code(), absl::StatusCode::kFailedPrecondition);
@@ -158,7 +158,7 @@ TEST_F(PubSubSinkTopicTest, OrderingKeepsOneBatchPerKeyAndOrderAcrossRetries) {
         return Delayed(absl::Milliseconds(seen->calls % 3),
                        Acknowledge(request));
       }));
-  PubSubSinkOptions options = Options();
+  PubSubSinkOptions options = CreatingOptions();
   options.enable_message_ordering = true;
   options.batching.max_messages = 4;
   options.batching.max_delay = absl::Milliseconds(1);
@@ -193,7 +193,7 @@ TEST_F(PubSubSinkTopicTest, OrderedKeyIsConfirmedInOrderAfterARefusedBatch) {
                         }
                         return Acknowledge(request);
                       }));
-  PubSubSinkOptions options = Options();
+  PubSubSinkOptions options = CreatingOptions();
   options.enable_message_ordering = true;
   options.batching.max_messages = 4;
   auto writer = Writer(options);
@@ -221,7 +221,7 @@ TEST_F(PubSubSinkTopicTest, OrderedKeyIsConfirmedInOrderAfterARefusedBatch) {
 
 TEST_F(PubSubSinkTopicTest, IdlePublishersAreSweptAtNonFinalFlush) {
   FakeClock clock(absl::FromUnixSeconds(1'000'000));
-  PubSubSinkOptions options = Options();
+  PubSubSinkOptions options = CreatingOptions();
   options.clock = &clock;
   options.destination_idle_timeout = absl::Minutes(1);
   auto writer = Writer(options);
@@ -247,7 +247,7 @@ TEST_F(PubSubSinkTopicTest, IdlePublishersAreSweptAtNonFinalFlush) {
 }
 
 TEST_F(PubSubSinkTopicTest, CapacityReleasesLeastRecentlyUsedCleanPublisher) {
-  PubSubSinkOptions options = Options();
+  PubSubSinkOptions options = CreatingOptions();
   options.max_active_publishers = 2;
   auto writer = Writer(options);
   ASSERT_NE(writer, nullptr);
@@ -271,7 +271,7 @@ TEST_F(PubSubSinkTopicTest, CapacityReleasesLeastRecentlyUsedCleanPublisher) {
 }
 
 TEST_F(PubSubSinkTopicTest, AFixedTopicWithoutAnIdIsRefusedAtOpen) {
-  PubSubSink<Order> sink(Options(), TopicDestination("p", ""),
+  PubSubSink<Order> sink(CreatingOptions(), TopicDestination("p", ""),
                          OrderSerializer());
   auto writer = sink.CreateWriter(task_.Context());
   EXPECT_EQ(writer.status().code(), absl::StatusCode::kInvalidArgument);

@@ -147,7 +147,7 @@ TEST(JsonLinesSourceTest, SkipPolicyCountsAndMovesPastMalformedLines) {
 
 TEST(JsonLinesSourceTest, ALineOverMaxLineBytesIsMalformed) {
   const std::string path = FreshTestDirectory() + "/in.jsonl";
-  const std::string big = "{\"blob\":\"" + std::string(300, 'b') + "\"}";
+  const std::string big = R"({"blob":")" + std::string(300, 'b') + R"("})";
   WriteTestFile(path, "{\"a\":1}\n" + big + "\n{\"a\":3}\n");
   auto failing = MakeJsonLinesSource(path, MalformedLinePolicy::kFail, 100);
   ASSERT_NE(failing, nullptr);
