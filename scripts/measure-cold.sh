@@ -26,9 +26,11 @@ cold_clone() {  # NAME: a fresh clone with caches of its own
   echo "$dir"
 }
 
-cold_env() {  # DIR: the environment a cold machine would have
-  env CCACHE_DIR="$1/ccache" PIP_CACHE_DIR="$1/pip" npm_config_cache="$1/npm" \
-    GOCACHE="$1/go-build" GOMODCACHE="$1/go-mod" GOFLAGS=-modcacherw
+cold_env() {  # DIR COMMAND...: COMMAND with the caches a cold machine has
+  local dir="$1"
+  shift
+  env CCACHE_DIR="$dir/ccache" PIP_CACHE_DIR="$dir/pip" npm_config_cache="$dir/npm" \
+    GOCACHE="$dir/go-build" GOMODCACHE="$dir/go-mod" GOFLAGS=-modcacherw "$@"
 }
 
 report() { printf '%-44s %6d s  (%s)\n' "$1" "$2" "$(date -u +%H:%M:%S)"; }
