@@ -14,7 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 which="${1:-both}"
-work="${2:-$(mktemp -d /tmp/gcpstream-cold.XXXXXX)}"
+# A new directory per run, named by the time it started.
+work="${2:-/tmp/gcpstream-cold-$(date -u +%Y%m%dT%H%M%S)}"
 mkdir -p "$work"
 source_dir=$(pwd)
 

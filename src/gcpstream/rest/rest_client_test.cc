@@ -63,12 +63,18 @@ RestClientOptions Options(int port) {
   return options;
 }
 
+// Options that authenticate with FixedTokens' "planted-token".
+RestClientOptions OptionsWithTokens(int port) {
+  RestClientOptions options = Options(port);
+  options.tokens = std::make_shared<auth::CachedTokenSource>(
+      std::make_unique<FixedTokens>());
+  return options;
+}
+
 TEST(RestClientTest, SendsTheBearerTokenUserAgentAndQuotaProject) {
   auto server = HttpReceiver::Start();
   ASSERT_TRUE(server.ok());
-  RestClientOptions options = Options((*server)->port());
-  options.tokens = std::make_shared<auth::CachedTokenSource>(
-      std::make_unique<FixedTokens>());
+  RestClientOptions options = OptionsWithTokens((*server)->port());
   options.quota_project = "billing-project";
   RestClient client(options);
   auto response = client.Send({.path = "/storage/v1/b/bucket/o"});
@@ -86,9 +92,7 @@ TEST(RestClientTest, SendsTheBearerTokenUserAgentAndQuotaProject) {
 TEST(RestClientTest, DebugLogsEachCallWithoutItsHeaders) {
   auto server = HttpReceiver::Start();
   ASSERT_TRUE(server.ok());
-  RestClientOptions options = Options((*server)->port());
-  options.tokens = std::make_shared<auth::CachedTokenSource>(
-      std::make_unique<FixedTokens>());
+  RestClientOptions options = OptionsWithTokens((*server)->port());
   RestClient client(options);
   CapturedLog log(spdlog::level::debug);
   auto response = client.Send(
@@ -144,9 +148,7 @@ TEST(RestClientTest, RefusalsCarryTheMappedCodeAndTheApisMessage) {
   Script script{.statuses = {404}};
   auto server = HttpReceiver::Start(std::ref(script));
   ASSERT_TRUE(server.ok());
-  RestClientOptions options = Options((*server)->port());
-  options.tokens = std::make_shared<auth::CachedTokenSource>(
-      std::make_unique<FixedTokens>());
+  RestClientOptions options = OptionsWithTokens((*server)->port());
   RestClient client(options);
   auto response = client.Send({.path = "/storage/v1/b/b/o/missing"});
   EXPECT_EQ(response.status().code(), absl::StatusCode::kNotFound);
