@@ -134,23 +134,27 @@ function(gcpstream_add_executable name)
 endfunction()
 
 # gcpstream_add_test(NAME SOURCES ... [DEPS ...] [EMULATOR] [CRASH] [CHAOS]
-#                    [TIMEOUT s] [DEFINITIONS NAME=VALUE ...] [DEPENDS target ...])
+#                    [TIMEOUT s] [COST s] [DEFINITIONS NAME=VALUE ...]
+#                    [DEPENDS target ...])
 # Unit tests carry the ctest label `unit`; tests that start emulators carry
 # `emulator`; tests that kill and restart processes carry `crash`. A test
 # named *_integration_test must pass EMULATOR and one named *_crash_test must
-# pass CRASH, so the label always matches the file name.
+# pass CRASH, so the label always matches the file name. COST, the seconds a
+# long test takes, makes ctest start it early (a fresh build directory has no
+# measured costs), so that it does not end the run alone.
 #
 # Each NAME stays a ctest test of its own (its label, timeout, resource lock
 # and process), but it is not an executable of its own: the tests of one
-# directory and kind are linked into one executable, `<dir>_<kind>_tests`,
-# whose sources compile in unity batches, and NAME runs it with a gtest
-# filter naming the suites of NAME's sources. Linking ~100 executables and
-# parsing the generated googleapis headers once per test file was most of a
-# cold build (docs/adr/0010-cold-build.md). DEFINITIONS that every test of an
+# directory, whatever their kind, are linked into one executable,
+# `<dir>_tests`, whose sources compile in unity batches, and NAME runs it
+# with a gtest filter naming the suites of NAME's sources. Linking ~100
+# executables and parsing the generated googleapis headers once per test
+# file was most of a cold build, and each batch still parses them once
+# (docs/adr/0010-cold-build.md). DEFINITIONS that every test of an
 # executable agrees on apply to the executable; one that differs between two
 # tests is set on that test's sources, which then compile on their own.
 function(gcpstream_add_test name)
-  cmake_parse_arguments(ARG "EMULATOR;CRASH;CHAOS" "TIMEOUT"
+  cmake_parse_arguments(ARG "EMULATOR;CRASH;CHAOS" "TIMEOUT;COST"
                         "SOURCES;DEPS;DEFINITIONS;DEPENDS" ${ARGN})
   if(NOT BUILD_TESTING)
     return()
@@ -183,15 +187,6 @@ function(gcpstream_add_test name)
     set(label unit)
     set(default_timeout 120)
   endif()
-  # Binaries that start emulators get the main() that stops them.
-  if(ARG_EMULATOR)
-    set(kind "${label}_emulator")
-    if(label STREQUAL "emulator")
-      set(kind emulator)
-    endif()
-  else()
-    set(kind ${label})
-  endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT ${default_timeout})
   endif()
@@ -222,14 +217,14 @@ function(gcpstream_add_test name)
   file(RELATIVE_PATH group "${PROJECT_SOURCE_DIR}/src/gcpstream"
        "${CMAKE_CURRENT_SOURCE_DIR}")
   string(REPLACE "/" "_" group "${group}")
-  set(group "${group}_${kind}_tests")
+  set(group "${group}_tests")
   get_property(groups DIRECTORY PROPERTY GCPSTREAM_TEST_GROUPS)
   if(NOT group IN_LIST groups)
     set_property(DIRECTORY APPEND PROPERTY GCPSTREAM_TEST_GROUPS ${group})
-    set_property(DIRECTORY PROPERTY GCPSTREAM_TEST_GROUP_${group}_KIND ${kind})
   endif()
   if(NOT groups)
     cmake_language(DEFER CALL _gcpstream_link_test_groups)
+    cmake_language(DEFER CALL gcpstream_tests_wait_for_build)
   endif()
   set_property(DIRECTORY APPEND PROPERTY GCPSTREAM_TEST_GROUP_${group}_TESTS ${name})
   foreach(field SOURCES DEPS DEFINITIONS DEPENDS)
@@ -242,14 +237,43 @@ function(gcpstream_add_test name)
   list(JOIN filters ":" filter)
   add_test(NAME ${name} COMMAND ${group} "--gtest_filter=${filter}")
   set_tests_properties(${name} PROPERTIES LABELS ${label} TIMEOUT ${ARG_TIMEOUT})
-  if(ARG_CRASH OR ARG_CHAOS)
-    # Kills at chosen moments and injected latency are about timing: these
-    # run one at a time, beside any other test. Plain emulator tests run two
-    # at a time (ctest -j 2), each with emulators of its own: they spend
-    # most of their time waiting on them, and serialising them made them
-    # the run's critical path.
-    set_tests_properties(${name} PROPERTIES RESOURCE_LOCK timing)
+  if(ARG_COST)
+    set_tests_properties(${name} PROPERTIES COST ${ARG_COST})
   endif()
+  if(ARG_CRASH OR ARG_CHAOS)
+    gcpstream_mark_timing_test(${name} ${group})
+  endif()
+endfunction()
+
+# gcpstream_mark_timing_test(TEST TARGET): TEST kills processes at chosen
+# moments or injects latency, so it runs one at a time (lock `timing`),
+# beside any other test; plain emulator tests run several at a time, each
+# with emulators of its own. Serialised, these tests are the longest chain
+# of a test run, so scripts/test.sh builds `gcpstream_timing_tests` (TARGET
+# and what it depends on) first and runs them (label `timing`) while the
+# rest of the tree builds at a lower priority.
+# gcpstream_tests_wait_for_build(): every test of the current directory but
+# the timing tests waits for the fixture `built` (the test wait_for_build),
+# which returns at once unless scripts/test.sh runs the tests while the tree
+# is still building. Called at the end of each directory that declares tests.
+function(gcpstream_tests_wait_for_build)
+  if(NOT BUILD_TESTING)
+    return()
+  endif()
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    get_test_property(${test} LABELS labels)
+    if(NOT "timing" IN_LIST labels AND NOT test STREQUAL "wait_for_build")
+      set_property(TEST ${test} APPEND PROPERTY FIXTURES_REQUIRED built)
+    endif()
+  endforeach()
+endfunction()
+
+function(gcpstream_mark_timing_test name target)
+  get_test_property(${name} LABELS labels)
+  set_tests_properties(${name} PROPERTIES RESOURCE_LOCK timing
+                       LABELS "${labels};timing")
+  set_property(GLOBAL APPEND PROPERTY GCPSTREAM_TIMING_TEST_TARGETS ${target})
 endfunction()
 
 # Runs at the end of each directory that declared tests: one executable per
@@ -257,7 +281,6 @@ endfunction()
 function(_gcpstream_link_test_groups)
   get_property(groups DIRECTORY PROPERTY GCPSTREAM_TEST_GROUPS)
   foreach(group IN LISTS groups)
-    get_property(kind DIRECTORY PROPERTY GCPSTREAM_TEST_GROUP_${group}_KIND)
     get_property(tests DIRECTORY PROPERTY GCPSTREAM_TEST_GROUP_${group}_TESTS)
     set(sources "")
     set(deps "")
@@ -292,13 +315,14 @@ function(_gcpstream_link_test_groups)
     list(REMOVE_DUPLICATES macro_names)
 
     add_executable(${group} ${sources})
-    target_compile_options(${group} PRIVATE ${GCPSTREAM_WARNING_FLAGS})
+    # Test code at -O1: a test batch compiles about 11 % faster than at -O2,
+    # and tests spend their time in the libraries they test, which stay -O2.
+    target_compile_options(${group} PRIVATE ${GCPSTREAM_WARNING_FLAGS}
+                           $<$<CONFIG:Release>:-O1>)
     target_link_libraries(${group} PRIVATE ${deps} GTest::gmock GTest::gtest)
-    if(kind MATCHES "emulator$")
-      target_link_libraries(${group} PRIVATE gcpstream::testing_emulator_main)
-    else()
-      target_link_libraries(${group} PRIVATE GTest::gmock_main)
-    endif()
+    # The main() that stops the emulators a test started (a no-op for the
+    # tests that start none).
+    target_link_libraries(${group} PRIVATE gcpstream::testing_emulator_main)
     if(depends)
       list(REMOVE_DUPLICATES depends)
       add_dependencies(${group} ${depends})

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fails unless every test in every test executable runs exactly once.
 
-Test files share an executable per directory and kind, and each file's ctest
+Test files share an executable per directory, and each file's ctest
 test runs it with a --gtest_filter of the suites CMake read from the file
 (cmake/GcpstreamTargets.cmake). A TEST the reading missed, or a suite two
 filters match, would go unrun or run twice: this lists every executable's

@@ -12,14 +12,14 @@
 namespace gcpstream::cli {
 namespace {
 
-const std::string kDir =
+const std::string kCrashDir =
     GCPSTREAM_TEST_OUTPUT_ROOT "/iceberg_add_files_crash_test_output";
-constexpr int kFiles = 60;
+constexpr int kCrashFiles = 60;
 
 class LocalLocation final : public testing::CrashLocation {
  public:
   std::string FreshWarehouse(const std::string& name) override {
-    const std::string warehouse = absl::StrCat(kDir, "/", name);
+    const std::string warehouse = absl::StrCat(kCrashDir, "/", name);
     std::filesystem::remove_all(warehouse);
     return warehouse;
   }
@@ -29,18 +29,19 @@ class LocalLocation final : public testing::CrashLocation {
 };
 
 TEST(IcebergAddFilesCrashTest, KilledRunsLoseNothingAndRegisterNothingTwice) {
-  ASSERT_EQ(
-      std::system(
-          absl::StrCat(GCPSTREAM_PYTHON, " ", GCPSTREAM_ICEBERG_TESTDATA,
-                       "/write_many_parquet_files.py ", kDir, "/files ", kFiles)
-              .c_str()),
-      0);
+  ASSERT_EQ(std::system(absl::StrCat(GCPSTREAM_PYTHON, " ",
+                                     GCPSTREAM_ICEBERG_TESTDATA,
+                                     "/write_many_parquet_files.py ", kCrashDir,
+                                     "/files ", kCrashFiles)
+                            .c_str()),
+            0);
   LocalLocation location;
-  testing::RunAddFilesCrashes(location, {.listing = kDir + "/files/listing.txt",
-                                         .files = kFiles,
-                                         .crashes = 16,
-                                         .targeted_crashes = 4,
-                                         .log_dir = kDir});
+  testing::RunAddFilesCrashes(location,
+                              {.listing = kCrashDir + "/files/listing.txt",
+                               .files = kCrashFiles,
+                               .crashes = 16,
+                               .targeted_crashes = 4,
+                               .log_dir = kCrashDir});
 }
 
 }  // namespace

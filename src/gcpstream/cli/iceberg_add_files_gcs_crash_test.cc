@@ -20,10 +20,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-const std::string kDir =
+const std::string kGcsCrashDir =
     GCPSTREAM_TEST_OUTPUT_ROOT "/iceberg_add_files_gcs_crash_test_output";
 constexpr char kBucket[] = "crash-lake";
-constexpr int kFiles = 60;
+constexpr int kGcsCrashFiles = 60;
 
 class GcsLocation final : public testing::CrashLocation {
  public:
@@ -64,18 +64,19 @@ TEST(IcebergAddFilesGcsCrashTest,
                   .ok());
   storage::StorageClient client(rest);
 
-  ASSERT_EQ(
-      std::system(
-          absl::StrCat(GCPSTREAM_PYTHON, " ", GCPSTREAM_ICEBERG_TESTDATA,
-                       "/write_many_parquet_files.py ", kDir, "/files ", kFiles)
-              .c_str()),
-      0);
-  const std::string listing = kDir + "/files/gcs-listing.txt";
+  ASSERT_EQ(std::system(absl::StrCat(GCPSTREAM_PYTHON, " ",
+                                     GCPSTREAM_ICEBERG_TESTDATA,
+                                     "/write_many_parquet_files.py ",
+                                     kGcsCrashDir, "/files ", kGcsCrashFiles)
+                            .c_str()),
+            0);
+  const std::string listing = kGcsCrashDir + "/files/gcs-listing.txt";
   std::ofstream uris(listing);
-  for (int i = 0; i < kFiles; ++i) {
+  for (int i = 0; i < kGcsCrashFiles; ++i) {
     char name[32];
     snprintf(name, sizeof(name), "part-%03d.parquet", i);
-    std::ifstream in(absl::StrCat(kDir, "/files/", name), std::ios::binary);
+    std::ifstream in(absl::StrCat(kGcsCrashDir, "/files/", name),
+                     std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)),
                             std::istreambuf_iterator<char>());
     ASSERT_TRUE(
@@ -86,10 +87,10 @@ TEST(IcebergAddFilesGcsCrashTest,
 
   GcsLocation location(client);
   testing::RunAddFilesCrashes(location, {.listing = listing,
-                                         .files = kFiles,
+                                         .files = kGcsCrashFiles,
                                          .crashes = 8,
                                          .targeted_crashes = 3,
-                                         .log_dir = kDir});
+                                         .log_dir = kGcsCrashDir});
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ using ::gcpstream::cli::testing::Outcome;
 using ::testing::HasSubstr;
 using Json = nlohmann::json;
 
-const std::string kDir =
+const std::string kGcsDir =
     GCPSTREAM_TEST_OUTPUT_ROOT "/iceberg_add_files_gcs_integration_test_output";
 
 class IcebergAddFilesGcsTest : public ::testing::Test {
@@ -69,13 +69,13 @@ class IcebergAddFilesGcsTest : public ::testing::Test {
     }
   }
 
-  const std::string fixtures_ = kDir + "/fixtures";
+  const std::string fixtures_ = kGcsDir + "/fixtures";
 };
 
 TEST_F(IcebergAddFilesGcsTest, FooterMetricsFromGcsMatchTheLocalFile) {
   const std::string fixtures = fixtures_;
-  const std::string local_warehouse = kDir + "/gcs-local-warehouse";
-  const std::string gcs_warehouse = kDir + "/gcs-warehouse";
+  const std::string local_warehouse = kGcsDir + "/gcs-local-warehouse";
+  const std::string gcs_warehouse = kGcsDir + "/gcs-warehouse";
   std::filesystem::remove_all(local_warehouse);
   std::filesystem::remove_all(gcs_warehouse);
   const Outcome local = Gcpstream(

@@ -47,7 +47,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kProject[] = "scale";
+constexpr char kScaleOutProject[] = "scale";
 constexpr size_t kPaddingBytes = 1000;
 
 std::string ReadFile(const std::string& path) {
@@ -142,9 +142,9 @@ class ScaleOutTest : public ::testing::Test {
         }
       }
       for (const auto& [topic, messages] : by_topic) {
-        ASSERT_TRUE(
-            pubsub::testing::PublishMessages(pubsub_, kProject, topic, messages)
-                .ok());
+        ASSERT_TRUE(pubsub::testing::PublishMessages(pubsub_, kScaleOutProject,
+                                                     topic, messages)
+                        .ok());
       }
       absl::SleepFor(pause);
     }
@@ -165,7 +165,7 @@ class ScaleOutTest : public ::testing::Test {
                                         "source:\n"
                                         "  type: pubsub\n"
                                         "  project: ",
-                                        kProject,
+                                        kScaleOutProject,
                                         "\n"
                                         "  subscriptions: [",
                                         subscription,
@@ -196,17 +196,18 @@ class ScaleOutTest : public ::testing::Test {
 
 TEST_F(ScaleOutTest, ThreeReplicasShareASubscriptionAndSurviveAKill) {
   constexpr int kMessages = 50'000;
-  ASSERT_TRUE(emulators::EnsurePubSubTopic(pubsub_, kProject, "events").ok());
-  ASSERT_TRUE(emulators::EnsurePubSubSubscription(pubsub_, kProject,
+  ASSERT_TRUE(
+      emulators::EnsurePubSubTopic(pubsub_, kScaleOutProject, "events").ok());
+  ASSERT_TRUE(emulators::EnsurePubSubSubscription(pubsub_, kScaleOutProject,
                                                   "events-sub", "events")
                   .ok());
   ASSERT_TRUE(emulators::EnsureSpannerDatabase(
-                  spanner_, kProject, "local", "scale",
+                  spanner_, kScaleOutProject, "local", "scale",
                   {"CREATE TABLE Events (Id INT64 NOT NULL, Payload "
                    "STRING(64)) PRIMARY KEY (Id)"})
                   .ok());
-  const std::string database =
-      absl::StrCat("projects/", kProject, "/instances/local/databases/scale");
+  const std::string database = absl::StrCat("projects/", kScaleOutProject,
+                                            "/instances/local/databases/scale");
   const std::string spanner_sink =
       "  - name: rows\n"
       "    type: spanner\n"
@@ -277,9 +278,9 @@ TEST_F(ScaleOutTest, ThreeReplicasShareASubscriptionAndSurviveAKill) {
   EXPECT_EQ(*landed.begin(), 0);
   EXPECT_EQ(*landed.rbegin(), kMessages - 1);
   // The graceful stops acknowledged everything.
-  EXPECT_TRUE(
-      pubsub::testing::PullMessages(pubsub_, kProject, "events-sub", 1, 3)
-          .empty());
+  EXPECT_TRUE(pubsub::testing::PullMessages(pubsub_, kScaleOutProject,
+                                            "events-sub", 1, 3)
+                  .empty());
 
   // The work was shared: each original replica took a real part.
   std::map<std::string, std::vector<int64_t>> by_replica;
@@ -331,9 +332,10 @@ TEST_F(ScaleOutTest, PerKeyOrderingWithOneSubscriptionPerReplica) {
   // the same; the emulator ignores subscription filters.)
   for (int shard = 0; shard < 2; ++shard) {
     const std::string topic = absl::StrCat("keyed-", shard);
-    ASSERT_TRUE(emulators::EnsurePubSubTopic(pubsub_, kProject, topic).ok());
+    ASSERT_TRUE(
+        emulators::EnsurePubSubTopic(pubsub_, kScaleOutProject, topic).ok());
     ASSERT_TRUE(emulators::EnsurePubSubSubscription(
-                    pubsub_, kProject, topic + "-sub", topic,
+                    pubsub_, kScaleOutProject, topic + "-sub", topic,
                     /*enable_message_ordering=*/true)
                     .ok());
   }

@@ -13,7 +13,6 @@
 
 #include <grpcpp/client_context.h>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gcpstream/auth/channel_factory.h"
@@ -21,6 +20,7 @@
 #include "gcpstream/pubsub/pubsub_emulator_test_util.h"
 #include "gcpstream/pubsub/pubsub_sink.h"
 #include "gcpstream/pubsub/pubsub_source.h"
+#include "gcpstream/pubsub/pubsub_source_test_util.h"
 #include "gcpstream/pubsub/subscription_admin.h"
 #include "gcpstream/runtime/connectors/generator_source.h"
 #include "gcpstream/runtime/pipeline.h"
@@ -32,35 +32,12 @@
 namespace gcpstream::pubsub {
 namespace {
 
+using ::gcpstream::pubsub::testing::NumberDeserializer;
 using ::gcpstream::pubsub::testing::PullMessages;
+using ::gcpstream::pubsub::testing::VectorOutput;
 using ::testing::HasSubstr;
 
 constexpr char kSourceProject[] = "source-project";
-
-// Messages carry a number; anything else fails deserialization.
-MessageDeserializer<int64_t> NumberDeserializer() {
-  return [](const PubsubMessage& message, std::vector<int64_t>& out) {
-    int64_t value = 0;
-    if (!absl::SimpleAtoi(message.data(), &value)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("'", message.data(), "' is not a number"));
-    }
-    out.push_back(value);
-    return absl::OkStatus();
-  };
-}
-
-// Collects what a reader emits.
-class VectorOutput final : public runtime::ReaderOutput<int64_t> {
- public:
-  void Collect(int64_t value) override { values.push_back(value); }
-  void Collect(int64_t value, absl::Time event_time) override {
-    values.push_back(value);
-    times.push_back(event_time);
-  }
-  std::vector<int64_t> values;
-  std::vector<absl::Time> times;
-};
 
 class PubSubSourceIntegrationTest : public ::testing::Test {
  protected:

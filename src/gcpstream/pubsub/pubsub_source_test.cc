@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gcpstream/base/metrics.h"
 #include "gcpstream/pubsub/pubsub_source.h"
+#include "gcpstream/pubsub/pubsub_source_test_util.h"
 #include "gcpstream/runtime/mailbox.h"
 #include "gcpstream/runtime/task_signal.h"
 #include "gcpstream/testing/scripted_server.h"
@@ -25,6 +25,8 @@
 namespace gcpstream::pubsub {
 namespace {
 
+using ::gcpstream::pubsub::testing::NumberDeserializer;
+using ::gcpstream::pubsub::testing::VectorOutput;
 using ::gcpstream::testing::Always;
 using ::gcpstream::testing::Fail;
 using ::gcpstream::testing::Reply;
@@ -81,25 +83,6 @@ Reply Stream(const std::vector<StreamingPullResponse>& responses,
   for (const auto& response : responses) pointers.push_back(&response);
   return RespondStream(pointers, std::move(finish));
 }
-
-MessageDeserializer<int64_t> NumberDeserializer() {
-  return [](const google::pubsub::v1::PubsubMessage& message,
-            std::vector<int64_t>& out) {
-    int64_t value = 0;
-    if (!absl::SimpleAtoi(message.data(), &value)) {
-      return absl::InvalidArgumentError("not a number");
-    }
-    out.push_back(value);
-    return absl::OkStatus();
-  };
-}
-
-class VectorOutput final : public runtime::ReaderOutput<int64_t> {
- public:
-  void Collect(int64_t value) override { values.push_back(value); }
-  void Collect(int64_t value, absl::Time) override { values.push_back(value); }
-  std::vector<int64_t> values;
-};
 
 // Every ack id of the recorded Acknowledge (or deadline-0 modify) requests.
 template <typename Request>

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Lines of every committed part file under `directory`.
-std::vector<std::string> CommittedLines(const std::string& directory) {
+std::vector<std::string> PartFileLines(const std::string& directory) {
   std::vector<std::string> lines;
   for (const auto& entry : fs::directory_iterator(directory)) {
     if (!entry.is_regular_file()) continue;
@@ -67,7 +67,7 @@ TEST(LocalPipelineTest, JsonLinesThroughKeyByToExactlyOnceFiles) {
       .SinkTo(std::shared_ptr<FileSink<std::string>>(*std::move(sink)));
   auto summary = pipeline.Run();
   ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_THAT(CommittedLines(root + "/out"),
+  EXPECT_THAT(PartFileLines(root + "/out"),
               ::testing::ElementsAre("eu:1", "eu:3", "us:2"));
 }
 
@@ -100,7 +100,7 @@ TEST(LocalPipelineTest, UnboundedGeneratorStopsOnRequestWithoutDuplicates) {
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_GE(summary->checkpoints_completed, 3);
   // What was committed is a set of distinct ticks, nothing twice.
-  const std::vector<std::string> lines = CommittedLines(root + "/out");
+  const std::vector<std::string> lines = PartFileLines(root + "/out");
   EXPECT_FALSE(lines.empty());
   EXPECT_EQ(std::adjacent_find(lines.begin(), lines.end()), lines.end());
 }
