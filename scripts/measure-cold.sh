@@ -43,13 +43,13 @@ if [[ $which == main-job || $which == both ]]; then
   start=$SECONDS
   first_record=""
   built=""
-  # Lines are timed as they arrive: the build's end is the first line the
-  # gcpstream command prints (its emulators' exports); the first record is
-  # the first line counting records (a progress line, or the summary of a
-  # run shorter than one progress interval: then an upper bound).
+  # Lines are timed as they arrive: the build's end is ninja's line linking
+  # the gcpstream command; the first record is the first line counting
+  # records (a progress line, or the summary of a run shorter than one
+  # progress interval: then an upper bound).
   while IFS= read -r line; do
     echo "$line" >> "$log"
-    if [[ -z $built && $line == "gcpstream: local emulators:"* ]]; then
+    if [[ -z $built && $line == *"Linking CXX executable src/gcpstream/cli/gcpstream" ]]; then
       built=$((SECONDS - start))
     fi
     if [[ -z $first_record && $line =~ [1-9][0-9]*\ (in|read)(,|\ |$) ]]; then
@@ -58,7 +58,7 @@ if [[ $which == main-job || $which == both ]]; then
   done < <(cd "$dir/checkout" && cold_env "$dir" scripts/run-main-job.sh 2>&1; echo "exit status $?")
   total=$((SECONDS - start))
   grep -E "^setup: ready" "$log" | head -1 || true
-  report "main job: gcpstream started" "${built:-0}"
+  report "main job: gcpstream built" "${built:-0}"
   report "main job: first record" "${first_record:-0}"
   report "main job: finished" "$total"
   tail -1 "$log"

@@ -196,6 +196,9 @@ int Run(const std::string& path, const RunFlags& flags) {
       std::cout << "gcpstream: local: " << declared << "\n";
     }
   }
+  // What --local started and created is printed before records flow, also
+  // into a pipe: its exports are for other shells.
+  std::cout << std::flush;
   StopOnSignal(**pipeline);
   std::unique_ptr<MetricsServer> metrics_server;
   if (flags.metrics_port >= 0) {
