@@ -245,13 +245,6 @@ function(gcpstream_add_test name)
   endif()
 endfunction()
 
-# gcpstream_mark_timing_test(TEST TARGET): TEST kills processes at chosen
-# moments or injects latency, so it runs one at a time (lock `timing`),
-# beside any other test; plain emulator tests run several at a time, each
-# with emulators of its own. Serialised, these tests are the longest chain
-# of a test run, so scripts/test.sh builds `gcpstream_timing_tests` (TARGET
-# and what it depends on) first and runs them (label `timing`) while the
-# rest of the tree builds at a lower priority.
 # gcpstream_tests_wait_for_build(): every test of the current directory but
 # the timing tests waits for the fixture `built` (the test wait_for_build),
 # which returns at once unless scripts/test.sh runs the tests while the tree
@@ -269,6 +262,13 @@ function(gcpstream_tests_wait_for_build)
   endforeach()
 endfunction()
 
+# gcpstream_mark_timing_test(TEST TARGET): TEST kills processes at chosen
+# moments or injects latency, so it runs one at a time (lock `timing`),
+# beside any other test; plain emulator tests run several at a time, each
+# with emulators of its own. Serialised, these tests are the longest chain
+# of a test run, so scripts/test.sh builds `gcpstream_timing_tests` (TARGET
+# and what it depends on) first and runs them (label `timing`) while the
+# rest of the tree builds at a lower priority.
 function(gcpstream_mark_timing_test name target)
   get_test_property(${name} LABELS labels)
   set_tests_properties(${name} PROPERTIES RESOURCE_LOCK timing
