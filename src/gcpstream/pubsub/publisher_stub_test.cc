@@ -186,13 +186,16 @@ TEST_F(PublishThroughStubTest, TransientRefusalsAreResentAfterTheBackoff) {
   ASSERT_TRUE(flushed.ok()) << flushed;
   ASSERT_EQ(fake_->calls.size(), 3u);
   // Google's publisher settings: the first backoff is drawn from
-  // [50 ms, 100 ms], the next from [200 ms, 400 ms] (x4).
+  // [50 ms, 100 ms], the next from [200 ms, 400 ms] (x4). A loaded machine
+  // adds its scheduling delay to the measured gap (102 ms was seen with
+  // four tests at a time), so the upper bounds are where the next step's
+  // range starts: they still tell the steps apart.
   const absl::Duration first = fake_->calls[1].at - fake_->calls[0].at;
   const absl::Duration second = fake_->calls[2].at - fake_->calls[1].at;
   EXPECT_GE(first, absl::Milliseconds(50));
-  EXPECT_LE(first, absl::Milliseconds(100));
+  EXPECT_LT(first, absl::Milliseconds(200));
   EXPECT_GE(second, absl::Milliseconds(200));
-  EXPECT_LE(second, absl::Milliseconds(400));
+  EXPECT_LT(second, absl::Milliseconds(800));
   EXPECT_TRUE(failures_->empty());
   EXPECT_EQ(task_.Metric("records_written"), "1");
   EXPECT_EQ(task_.Metric("request_retries"), "2");
